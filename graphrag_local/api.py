@@ -1,0 +1,218 @@
+"""The library surface: every CLI command is one call here, returning plain data.
+This module resolves settings, presets and paths into the arguments the pipeline
+needs; heavy libraries are imported only when a function needs them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from . import presets as presets_mod
+from .errors import ConfigError, IndexStateError
+from .pipeline import (
+    Build, ModelInfo, Progress, extract_options, run_build, _no_progress,
+)
+from .prompts import load_prompts
+from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
+from .schema import OUTPUT_TABLES
+
+
+def resolve_settings(config: Path | None = None, model: str | None = None) -> Settings:
+    """Defaults <- config file (explicit, else ./graphrag-local.toml if present) <- flags."""
+    if config is None and Path(CONFIG_FILE_NAME).is_file():
+        config = Path(CONFIG_FILE_NAME)
+    return load_settings(config, model=model)
+
+
+def _prompts_dir(config: Path | None) -> Path | None:
+    if config is None and Path(CONFIG_FILE_NAME).is_file():
+        config = Path(CONFIG_FILE_NAME)
+    if config is not None and (config.parent / "prompts").is_dir():
+        return config.parent / "prompts"
+    return None
+
+
+def model_info(settings: Settings) -> ModelInfo:
+    preset = presets_mod.get_preset(settings.model or None)
+    path = presets_mod.require(preset)
+    presets_mod.check_gguf(path)
+    return ModelInfo(preset, path, presets_mod.sha256_file(path))
+
+
+def build(
+    docs_dir: Path,
+    index_dir: Path,
+    *,
+    config: Path | None = None,
+    model: str | None = None,
+    progress: Progress = _no_progress,
+) -> dict[str, Any]:
+    """Build (or resume, or update) the index of `docs_dir` in `index_dir`."""
+    from .embed import MiniLMEmbedder
+    from .llm import load_chat_model
+    from .store import Store
+
+    settings = resolve_settings(config, model)
+    info = model_info(settings)
+    b = Build(
+        docs_dir=docs_dir,
+        settings=settings,
+        store=Store(index_dir, create=True),
+        prompts=load_prompts(_prompts_dir(config)),
+        model_info=info,
+        get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
+        get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
+        progress=progress,
+    )
+    try:
+        return run_build(b)
+    finally:
+        if b._model is not None and hasattr(b._model, "close"):
+            b._model.close()
+
+
+def dry_run(
+    docs_dir: Path, index_dir: Path, *, config: Path | None = None, model: str | None = None
+) -> dict[str, Any]:
+    """Chunk the corpus and estimate LLM calls and time, with no model loaded."""
+    from .pipeline import EXTRACT_PROMPTS
+    from .schema import content_id
+    from .stages.chunk import chunk_documents
+    from .stages.load import load_documents
+    from .tokenizer import corpus_encoding
+
+    settings = resolve_settings(config, model)
+    info = model_info(settings)
+    prompts = load_prompts(_prompts_dir(config))
+    docs, warnings = load_documents(
+        docs_dir, settings.input.extensions, settings.input.csv_text_column
+    )
+    enc = corpus_encoding()
+    chunks = chunk_documents(docs, enc, settings.chunks.size, settings.chunks.overlap)
+    opts = extract_options(settings, info.preset)
+    done_keys: set[str] = set()
+    if (index_dir / "lancedb").is_dir():
+        from .store import Store
+
+        done_keys = {r["key"] for r in Store(index_dir).read("extractions")}
+    settings_key = json.dumps(asdict(opts), sort_keys=True)
+    prompt_key = prompts.digest(*EXTRACT_PROMPTS)
+    todo = [
+        c for c in chunks
+        if content_id(info.key, "extract", c.text, prompt_key, settings_key, length=24)
+        not in done_keys
+    ]
+    prompt_overhead = len(enc.encode(prompts.texts["extract_entities"]))
+    per_round = 1 + (2 * opts.max_gleanings) + (1 if opts.claims else 0)
+    calls = len(todo) * per_round
+    # rough: ~1 summary per chunk, ~1 report per 2 chunks (measured on the sample corpus)
+    est_summaries = len(todo)
+    est_reports = max(1, len(todo) // 2) if todo else 0
+    p = info.preset
+    prompt_tokens = sum(c.n_tokens + prompt_overhead for c in todo) * (1 + opts.max_gleanings)
+    gen_tokens = len(todo) * 300 * (1 + opts.max_gleanings) + est_summaries * 60 + est_reports * 500
+    seconds = prompt_tokens / p.prompt_tok_s + gen_tokens / p.gen_tok_s
+    seconds += (est_summaries * 250 + est_reports * 1500) / p.prompt_tok_s
+    return {
+        "documents": len(docs),
+        "chunks": len(chunks),
+        "chunks_to_extract": len(todo),
+        "chunks_already_extracted": len(chunks) - len(todo),
+        "extraction_calls_max": calls,
+        "estimated_llm_calls": calls + est_summaries + est_reports,
+        "estimated_seconds": round(seconds),
+        "model": p.name,
+        "warnings": warnings,
+    }
+
+
+def status(index_dir: Path) -> dict[str, Any]:
+    from .store import Store
+
+    store = Store(index_dir)
+    manifest = store.read_manifest()
+    if not manifest:
+        raise IndexStateError(f"{index_dir} holds no graphrag-local index (no manifest.json)")
+    counts = {t: store.count(t) for t in OUTPUT_TABLES}
+    work = {t: store.count(t) for t in ("extractions", "summaries", "report_cache", "llm_calls")}
+    failed_chunks = [
+        {"chunk_id": r["chunk_id"], "error": r["error"]}
+        for r in store.read("extractions") if r["status"] != "ok"
+    ]
+    failed_reports = [
+        {"community_id": r["community_id"], "level": r["level"], "error": r["error"]}
+        for r in store.read("community_reports") if r["status"] != "ok"
+    ]
+    return {
+        "index": str(index_dir),
+        "complete": manifest.get("complete", False),
+        "tables": counts,
+        "work_tables": work,
+        "manifest": {k: v for k, v in manifest.items() if k != "summary"},
+        "last_build": manifest.get("summary", {}),
+        "failed_chunks": failed_chunks,
+        "failed_reports": failed_reports,
+    }
+
+
+def list_models() -> list[dict[str, Any]]:
+    presets, default = presets_mod.load_presets()
+    out = []
+    for name in sorted(presets):
+        p = presets[name]
+        path = presets_mod.locate(p, materialise=False)
+        installed = path is not None
+        if path is None and p.source == "assemble":
+            installed = presets_mod.locate_assemble_parts(p)
+        out.append(
+            {
+                "name": name,
+                "default": name == default,
+                "description": p.description,
+                "available": installed,
+                "path": str(path) if path else "",
+                "size_mb": round(path.stat().st_size / 1e6, 1) if path else None,
+                "sha256": presets_mod.sha256_file(path) if path else "",
+                "n_ctx": p.n_ctx,
+                "chat_format": p.chat_format,
+            }
+        )
+    return out
+
+
+def add_model(name: str, path: Path, n_ctx: int = 8192, chat_format: str = "auto") -> Path:
+    if not name or any(ch in name for ch in '"[]. '):
+        raise ConfigError(f"model name '{name}' must be non-empty, without spaces, dots or quotes")
+    return presets_mod.add_user_preset(name, path, n_ctx, chat_format)
+
+
+def config_text(config: Path | None = None, model: str | None = None) -> str:
+    return settings_to_toml(resolve_settings(config, model))
+
+
+def init_project(folder: Path, copy_prompts: bool = False) -> list[Path]:
+    """Write a commented config file (and, on request, the prompts) into `folder`."""
+    from . import resources
+
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / CONFIG_FILE_NAME
+    if target.exists():
+        raise ConfigError(f"{target} already exists; remove it first to start over")
+    header = (
+        "# graphrag-local configuration. Every key is optional: delete what you do not\n"
+        "# change. `graphrag-local config` prints the resolved settings.\n"
+        "# model: a preset from `graphrag-local models` (\"\" = the default preset)\n"
+        "# [chunks] size/overlap in cl100k tokens; [extract] names: \"spans\" | \"free\" | \"\"\n"
+        "# [reports] max_input_tokens = 0 derives the budget from the model's n_ctx\n\n"
+    )
+    target.write_text(header + settings_to_toml(Settings()), encoding="utf-8")
+    written = [target]
+    if copy_prompts:
+        pdir = folder / "prompts"
+        pdir.mkdir(exist_ok=True)
+        for src in sorted(resources.prompts_dir().glob("*.txt")):
+            (pdir / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+            written.append(pdir / src.name)
+    return written

@@ -1,0 +1,251 @@
+"""The chat model: a small Protocol, and its llama.cpp implementation. This is the only
+module that imports llama_cpp.
+
+Prompts are formatted here with the model's own chat template (or a plain transcript
+for base models), tokenized with the model's own tokenizer, and run as a completion on
+that token list. That one path gives exact token budgets, exact counts of prompt tokens
+reused from the KV cache, and grammar-constrained decoding for every structured reply."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from .errors import BudgetError, InjectedFailure, ModelError
+from .presets import Preset, check_gguf
+
+Message = dict[str, str]
+
+YES_NO_GRAMMAR = 'root ::= "YES" | "NO"'
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One LLM call, for the call log and the build summary."""
+
+    purpose: str
+    prompt_hash: str
+    prompt_tokens: int
+    reused_tokens: int  # prompt tokens found in the KV cache (not evaluated again)
+    completion_tokens: int
+    seconds: float
+    finish_reason: str
+
+
+class ChatModel(Protocol):
+    """What the pipeline needs from a chat model."""
+
+    name: str
+    n_ctx: int
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        grammar: str | None = None,
+        max_tokens: int = 256,
+        attempt: int = 0,
+        purpose: str = "",
+    ) -> str:
+        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it."""
+        ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def prompt_tokens(self, messages: list[Message]) -> int: ...
+
+
+def prompt_hash(messages: list[Message], extra: str = "") -> str:
+    blob = json.dumps(messages, ensure_ascii=False, sort_keys=True) + "\x00" + extra
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _fail_after_calls() -> int | None:
+    """Test hook: GRAPHRAG_LOCAL_FAIL_AFTER_CALLS=N makes call N+1 raise (resume tests)."""
+    value = os.environ.get("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")
+    return int(value) if value else None
+
+
+@dataclass
+class LlamaChatModel:
+    """A GGUF model run in-process through llama-cpp-python."""
+
+    preset: Preset
+    path: Path
+    seed: int = 42
+    n_threads: int | None = None
+    verbose: bool = False
+    calls: list[CallRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check_gguf(self.path)
+        try:
+            import llama_cpp
+        except ImportError as exc:  # pragma: no cover - install problem
+            raise ModelError(f"llama-cpp-python is not installed: {exc}") from None
+        self._llama_cpp = llama_cpp
+        n_gpu = self.preset.n_gpu_layers
+        if n_gpu < 0:
+            n_gpu = -1 if llama_cpp.llama_supports_gpu_offload() else 0
+        self.n_gpu_layers = n_gpu
+        try:
+            threads = self.n_threads or int(
+                os.environ.get("GRAPHRAG_LOCAL_THREADS") or os.cpu_count() or 1
+            )
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=self.preset.n_ctx,
+                n_gpu_layers=n_gpu,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=self.seed,
+                verbose=self.verbose,
+                logits_all=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(
+                f"llama.cpp could not load {self.path} ({exc}); the file may be corrupt "
+                "or of an architecture this llama-cpp-python build does not support"
+            ) from None
+        self.name = self.preset.name
+        self.n_ctx = self._llm.n_ctx()
+        self._formatter = self._make_formatter()
+        self._grammars: dict[str, object] = {}
+        self._fail_after = _fail_after_calls()
+
+    # -- formatting -------------------------------------------------------------------
+    def _make_formatter(self):
+        fmt = self.preset.chat_format
+        chat_format = self._llama_cpp.llama_chat_format
+        if fmt == "plain":
+            return _plain_format
+        if fmt == "auto":
+            template = self._llm.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise ModelError(
+                    f"{self.path.name} carries no chat template; set chat_format in its "
+                    "preset (e.g. \"plain\" for a base model, or \"chatml\")"
+                )
+            model = self._llm._model
+            eos = model.token_get_text(self._llm.token_eos())
+            bos_id = self._llm.token_bos()
+            bos = model.token_get_text(bos_id) if bos_id != -1 else ""
+            jinja = chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+            def fmt_jinja(messages: list[Message]) -> tuple[str, list[str], bool]:
+                r = jinja(messages=messages)
+                return r.prompt, [eos] if eos else [], True
+
+            return fmt_jinja
+        formatter = getattr(chat_format, "format_" + fmt.replace("-", "_"), None)
+        if formatter is None:
+            raise ModelError(f"preset '{self.preset.name}': unknown chat_format '{fmt}'")
+
+        def fmt_named(messages: list[Message]) -> tuple[str, list[str], bool]:
+            r = formatter(messages=messages)
+            stop = r.stop if isinstance(r.stop, list) else ([r.stop] if r.stop else [])
+            return r.prompt, stop, r.added_special
+
+        return fmt_named
+
+    def _tokens(self, messages: list[Message]) -> tuple[list[int], list[str]]:
+        prompt, stop, added_special = self._formatter(messages)
+        tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=not added_special, special=True)
+        return tokens, stop
+
+    # -- the Protocol ---------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[Message]) -> int:
+        return len(self._tokens(messages)[0])
+
+    def _grammar(self, grammar: str | None):
+        if grammar is None:
+            return None
+        if grammar not in self._grammars:
+            if len(self._grammars) > 64:
+                self._grammars.clear()
+            self._grammars[grammar] = self._llama_cpp.LlamaGrammar.from_string(
+                grammar, verbose=False
+            )
+        return self._grammars[grammar]
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        grammar: str | None = None,
+        max_tokens: int = 256,
+        attempt: int = 0,
+        purpose: str = "",
+    ) -> str:
+        if self._fail_after is not None and len(self.calls) >= self._fail_after:
+            raise InjectedFailure(
+                f"injected failure after {self._fail_after} LLM calls "
+                "(GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)"
+            )
+        tokens, stop = self._tokens(messages)
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise BudgetError(
+                f"a {purpose or 'prompt'} of {len(tokens)} tokens plus {max_tokens} output "
+                f"tokens does not fit the model context n_ctx={self.n_ctx}; lower "
+                "chunks.size or raise n_ctx in the model preset"
+            )
+        cached = self._llm._input_ids[: self._llm.n_tokens].tolist()
+        reused = self._llm.longest_token_prefix(cached, tokens)
+        p = self.preset
+        temperature = p.temperature if attempt == 0 else max(p.temperature, 0.5)
+        started = time.perf_counter()
+        out = self._llm.create_completion(
+            prompt=tokens,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_k=p.top_k,
+            top_p=p.top_p,
+            repeat_penalty=p.repeat_penalty,
+            seed=self.seed + attempt,
+            stop=stop or None,
+            grammar=self._grammar(grammar),
+        )
+        seconds = time.perf_counter() - started
+        choice = out["choices"][0]
+        self.calls.append(
+            CallRecord(
+                purpose=purpose,
+                prompt_hash=prompt_hash(messages, grammar or ""),
+                prompt_tokens=len(tokens),
+                reused_tokens=min(reused, len(tokens) - 1) if tokens else 0,
+                completion_tokens=out["usage"]["completion_tokens"],
+                seconds=seconds,
+                finish_reason=choice.get("finish_reason") or "",
+            )
+        )
+        return choice["text"]
+
+    def close(self) -> None:
+        llm = getattr(self, "_llm", None)
+        if llm is not None:
+            llm.close()
+
+
+def _plain_format(messages: list[Message]) -> tuple[str, list[str], bool]:
+    """A plain transcript for base models without a chat template."""
+    parts = []
+    for m in messages:
+        if m["role"] == "system":
+            parts.append(m["content"].strip() + "\n")
+        elif m["role"] == "user":
+            parts.append(m["content"].rstrip() + "\n")
+        else:
+            parts.append(m["content"].strip() + "\n\n")
+    return "".join(parts), ["\n\n\n"], False
+
+
+def load_chat_model(preset: Preset, path: Path, seed: int) -> LlamaChatModel:
+    return LlamaChatModel(preset=preset, path=path, seed=seed)

