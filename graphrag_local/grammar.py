@@ -30,9 +30,11 @@ def extraction_grammar(
     entity_types: tuple[str, ...],
     max_relationships: int,
     description_chars: int,
+    endpoint_names: tuple[str, ...] = (),
 ) -> str:
     """Grammar for {"entities": [...], "relationships": [...]} over candidate `names`
-    (given in order of first occurrence)."""
+    (given in order of first occurrence). Relationship endpoints may be any of
+    `endpoint_names` (default: `names`), e.g. entities found in an earlier round."""
     rules = [
         'root ::= "{" ws ' + _key("entities") + ' ents "," ws ' + _key("relationships")
         + ' rels ws "}"',
@@ -41,7 +43,7 @@ def extraction_grammar(
         f'desc ::= "\\"" char{{1,{description_chars}}} "\\""',
         "type ::= " + " | ".join(_lit(t) for t in entity_types),
         'strength ::= "10" | [1-9]',
-        "name ::= " + " | ".join(_lit(n) for n in names),
+        "name ::= " + " | ".join(_lit(n) for n in (endpoint_names or names)),
         'rel ::= "{" ws ' + _key("source") + ' name "," ws ' + _key("target")
         + ' name "," ws ' + _key("description") + ' desc "," ws ' + _key("strength")
         + ' strength ws "}"',

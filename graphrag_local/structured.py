@@ -32,16 +32,20 @@ def extraction_model(
     name_chars: int,
     description_chars: int,
     names: tuple[str, ...] = (),
+    endpoint_names: tuple[str, ...] = (),
 ) -> type[BaseModel]:
-    """The extraction reply. With `names`, entity names and relationship endpoints are an
-    enumeration of those names (spans of the chunk) instead of free strings."""
-    Name = (_enum(names), ...) if names else (str, Field(min_length=1, max_length=name_chars))
+    """The extraction reply. With `names`, entity names are an enumeration of those names
+    (spans of the chunk) instead of free strings, and relationship endpoints one of
+    `endpoint_names` (default: `names`)."""
+    free = (str, Field(min_length=1, max_length=name_chars))
+    Name = (_enum(names), ...) if names else free
+    Endpoint = (_enum(endpoint_names or names), ...) if names else free
     Desc = (str, Field(min_length=1, max_length=description_chars))
     Entity = create_model("Entity", name=Name, type=(_enum(entity_types), ...), description=Desc)
     Relationship = create_model(
         "Relationship",
-        source=Name,
-        target=Name,
+        source=Endpoint,
+        target=Endpoint,
         description=Desc,
         strength=(_enum(tuple(range(1, 11))), ...),
     )

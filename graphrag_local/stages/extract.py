@@ -45,7 +45,7 @@ def extract_chunk(
             ),
         }
     ]
-    reply = _extract_round(model, messages, opts, candidates, "extract")
+    reply = _extract_round(model, messages, opts, candidates, candidates, "extract")
     raws.append(reply.raw)
     if reply.value is None:
         return ChunkExtraction(
@@ -67,7 +67,7 @@ def extract_chunk(
             {"role": "assistant", "content": "YES"},
             {"role": "user", "content": prompts.render("glean_continue")},
         ]
-        more = _extract_round(model, messages, opts, remaining, "glean")
+        more = _extract_round(model, messages, opts, remaining, candidates, "glean")
         gleanings += 1
         raws.append(more.raw)
         if more.value is None:
@@ -97,15 +97,21 @@ def extract_chunk(
     )
 
 
-def _extract_round(model, messages, opts: ExtractOptions, names: tuple[str, ...], purpose: str):
+def _extract_round(
+    model, messages, opts: ExtractOptions, names: tuple[str, ...], endpoints: tuple[str, ...],
+    purpose: str,
+):
+    """One extraction reply. `names`: entity names this round may use ("spans" mode);
+    `endpoints`: names relationships may connect (all of the chunk's spans)."""
     schema_model = extraction_model(
         opts.entity_types, opts.max_entities, opts.max_relationships,
-        opts.max_name_chars, opts.max_description_chars, names,
+        opts.max_name_chars, opts.max_description_chars, names, endpoints,
     )
     grammar = None
     if names:
         grammar = extraction_grammar(
-            names, opts.entity_types, opts.max_relationships, opts.max_description_chars
+            names, opts.entity_types, opts.max_relationships, opts.max_description_chars,
+            endpoints,
         )
     return ask(model, messages, schema_model, grammar=grammar, purpose=purpose)
 

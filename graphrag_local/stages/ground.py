@@ -80,6 +80,11 @@ _LEADING_STOP = {
     "Mr", "Mrs", "Ms", "Dr", "Mr.", "Mrs.", "Ms.", "Dr.", "But", "And", "Or", "If", "As",
     "With", "Without", "Since", "Until", "Under", "Over", "Every", "Each", "Some", "Many",
     "Most", "All", "No", "Not", "It", "He", "She", "They", "We", "I", "You", "There", "Here",
+    "Then", "However", "Later", "Meanwhile", "Today", "Yesterday", "Now", "Also", "Still", "Yet",
+    "So", "Although", "Because", "Once", "Both", "Several", "Other", "Another", "Such", "Where",
+    "Who", "What", "Which", "Why", "How", "Despite", "Through", "Throughout", "Among", "Between",
+    "Against", "Within", "Across", "Along", "Around", "Near", "Like", "Unlike", "Last", "Next",
+    "First", "Earlier", "One", "Two", "Three", "Four", "Five", "Ten", "Our", "My", "Your",
 }
 
 
@@ -100,7 +105,7 @@ def candidate_names(text: str, max_words: int = 6, limit: int = 200) -> tuple[st
             mid_sentence.add(run[0])
         while run and run[-1].lower() in _CONNECTORS:
             run.pop()
-        if run and run[0] in _LEADING_STOP:
+        while run and run[0] in _LEADING_STOP:
             run.pop(0)
         if run:
             _add(" ".join(run[:max_words]), spans)
@@ -110,6 +115,7 @@ def candidate_names(text: str, max_words: int = 6, limit: int = 200) -> tuple[st
                 if w.lower() in _CONNECTORS:
                     if piece and len(piece) < len(run):
                         _add(" ".join(piece[:max_words]), spans)
+                        mid_sentence.add(" ".join(piece[:max_words]))
                     piece = []
                 else:
                     piece.append(w)

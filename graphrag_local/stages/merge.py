@@ -114,7 +114,8 @@ def summarize(
     are folded in batches (each batch summarised, then the summaries summarised)."""
     if len(descriptions) == 1:
         return descriptions[0]
-    batches = pack_by_tokens(list(descriptions), model.count_tokens, max_input_tokens)
+    # at least two per batch, so each fold round shrinks the list even for long descriptions
+    batches = pack_by_tokens(list(descriptions), model.count_tokens, max_input_tokens, min_items=2)
     if len(batches) > 1:
         partial = tuple(
             summarize(
@@ -142,16 +143,16 @@ def summarize(
 
 
 def pack_by_tokens(
-    items: list[str], count_tokens: Callable[[str], int], budget: int
+    items: list[str], count_tokens: Callable[[str], int], budget: int, min_items: int = 1
 ) -> list[list[str]]:
-    """Greedy batches of items whose token counts sum to at most `budget` (an item larger
-    than the budget forms a batch of its own)."""
+    """Greedy batches of items whose token counts sum to at most `budget`; a batch holds at
+    least `min_items` items even when they exceed the budget."""
     batches: list[list[str]] = []
     current: list[str] = []
     used = 0
     for item in items:
         n = count_tokens(item) + 2
-        if current and used + n > budget:
+        if len(current) >= min_items and used + n > budget:
             batches.append(current)
             current, used = [], 0
         current.append(item)

@@ -1,0 +1,181 @@
+"""Entity-extraction quality against gold data (Re-DocRED), for scripts/eval_extraction.py.
+
+Pure helpers, no model: read Re-DocRED documents into text and gold entity names,
+rebuild the first extraction round's records from its raw reply, and score predicted
+entity names (precision, recall, F1, micro-averaged over documents)."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from .schema import EntityRecord, RelationshipRecord
+from .stages.ground import normalise
+
+# no space before these tokens; no space after the opening ones
+_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'", "'s", "'S", "n't",
+                    "'re", "'ve", "'ll", "'d", "'m", "’s", "’"}
+_NO_SPACE_AFTER = {"(", "[", "{", "$", "#"}
+
+
+@dataclass(frozen=True)
+class GoldDoc:
+    index: int  # position in the data file
+    title: str
+    text: str
+    # one tuple per gold entity (vertexSet entry): the normalised names of its mentions
+    entities: tuple[frozenset[str], ...]
+    types: tuple[str, ...]  # the type of each gold entity (its first mention's)
+
+
+def detokenise(tokens: list[str]) -> str:
+    """Tokens joined with spaces, without the space before closing punctuation and
+    clitics or after opening brackets; straight double quotes alternate open/close."""
+    out: list[str] = []
+    glue_next = False
+    quote_open = False
+    for tok in tokens:
+        glue = glue_next or not out
+        glue_next = False
+        if tok == '"':
+            if quote_open:
+                glue = True  # closing quote hugs the word before it
+            else:
+                glue_next = True  # opening quote hugs the word after it
+            quote_open = not quote_open
+        elif tok in _NO_SPACE_BEFORE:
+            glue = True
+        if tok in _NO_SPACE_AFTER:
+            glue_next = True
+        out.append(tok if glue else " " + tok)
+    return "".join(out)
+
+
+def doc_text(sents: list[list[str]]) -> str:
+    return " ".join(detokenise(s) for s in sents)
+
+
+def load_docred(path: Path) -> list[dict]:
+    with Path(path).open(encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of documents")
+    return data
+
+
+def select(docs: list[dict], limit: int, seed: int | None = None) -> list[int]:
+    """Indices of the evaluated documents: the first `limit`, or with `seed` a seeded
+    random sample of `limit` (kept in file order)."""
+    n = min(limit, len(docs))
+    if seed is None:
+        return list(range(n))
+    return sorted(random.Random(seed).sample(range(len(docs)), n))
+
+
+def gold_doc(docs: list[dict], index: int) -> GoldDoc:
+    d = docs[index]
+    entities: list[frozenset[str]] = []
+    types: list[str] = []
+    for vertex in d["vertexSet"]:
+        names = frozenset(k for k in (normalise(m["name"]) for m in vertex) if k)
+        entities.append(names)
+        types.append(vertex[0].get("type", "") if vertex else "")
+    return GoldDoc(index, d.get("title", ""), doc_text(d["sents"]), tuple(entities), tuple(types))
+
+
+def first_round_records(
+    raw: str, chunk_id: str
+) -> tuple[list[EntityRecord], list[RelationshipRecord]] | None:
+    """The records of one extraction reply (the raw JSON text of `raw_replies[0]`), kept
+    once each by (normalised name, description) as extract._collect does; None if the
+    reply is not a JSON object."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    entities: list[EntityRecord] = []
+    seen_e: set[tuple[str, str]] = set()
+    for e in value.get("entities") or []:
+        name, desc = str(e.get("name", "")).strip(), str(e.get("description", "")).strip()
+        if (normalise(name), desc) not in seen_e:
+            seen_e.add((normalise(name), desc))
+            entities.append(EntityRecord(name, str(e.get("type", "")), desc, chunk_id))
+    rels: list[RelationshipRecord] = []
+    seen_r: set[tuple[str, str, str]] = set()
+    for r in value.get("relationships") or []:
+        src, tgt = str(r.get("source", "")).strip(), str(r.get("target", "")).strip()
+        desc = str(r.get("description", "")).strip()
+        k = (normalise(src), normalise(tgt), desc)
+        if k not in seen_r:
+            seen_r.add(k)
+            rels.append(RelationshipRecord(src, tgt, desc, int(r.get("strength", 1)), chunk_id))
+    return entities, rels
+
+
+@dataclass
+class Score:
+    """Counts summed over documents (micro-average)."""
+
+    docs: int = 0
+    predicted: int = 0  # distinct normalised predicted names
+    correct: int = 0  # of those, equal to some gold mention name
+    gold: int = 0  # gold entities
+    found: int = 0  # gold entities with at least one mention name predicted
+    gold_typed: int = 0  # gold entities of the extracted kinds (PER/ORG/LOC)
+    found_typed: int = 0
+    failures: int = 0  # documents whose extraction failed or crashed
+    llm_calls: int = 0
+    seconds: float = 0.0
+
+    def add(self, gold: GoldDoc, names: list[str] | tuple[str, ...], typed=("PER", "ORG", "LOC")):
+        predicted = {k for k in (normalise(n) for n in names) if k}
+        all_gold = set().union(*gold.entities) if gold.entities else set()
+        self.docs += 1
+        self.predicted += len(predicted)
+        self.correct += len(predicted & all_gold)
+        self.gold += len(gold.entities)
+        hits = [bool(e & predicted) for e in gold.entities]
+        self.found += sum(hits)
+        for hit, t in zip(hits, gold.types):
+            if t in typed:
+                self.gold_typed += 1
+                self.found_typed += hit
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.gold if self.gold else 0.0
+
+    @property
+    def recall_typed(self) -> float:
+        return self.found_typed / self.gold_typed if self.gold_typed else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def row(self) -> dict:
+        d = max(self.docs, 1)
+        return {
+            "docs": self.docs,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "recall_per_org_loc": round(self.recall_typed, 4),
+            "entities_per_doc": round(self.predicted / d, 2),
+            "correct": self.correct,
+            "predicted": self.predicted,
+            "gold_found": self.found,
+            "gold": self.gold,
+            "failures": self.failures,
+            "llm_calls_per_doc": round(self.llm_calls / d, 2),
+            "seconds_per_doc": round(self.seconds / d, 2),
+        }

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: set up, build an index of the sample corpus with the embedded default
+# model, then print what was built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+INDEX=${INDEX:-graphrag_index}
+.venv/bin/graphrag-local build samples/corpus --index "$INDEX"
+.venv/bin/graphrag-local status --index "$INDEX"

@@ -1,0 +1,59 @@
+"""Test doubles for unit logic only: a scripted chat model that replays queued replies
+and records what it was asked, and a deterministic hash-based embedder."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import deque
+
+from graphrag_local.errors import InjectedFailure
+from graphrag_local.llm import CallRecord, prompt_hash
+
+
+class FakeChatModel:
+    def __init__(self, replies=(), *, n_ctx: int = 4096, default=None, fail_after: int | None = None):
+        self.replies = deque(replies)
+        self.default = default  # callable(messages, grammar, purpose) -> str, when the queue is empty
+        self.n_ctx = n_ctx
+        self.name = "fake"
+        self.calls: list[CallRecord] = []
+        self.asked: list[dict] = []
+        self.fail_after = fail_after
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    def prompt_tokens(self, messages) -> int:
+        return sum(self.count_tokens(m["content"]) + 4 for m in messages)
+
+    def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose=""):
+        if self.fail_after is not None and len(self.calls) >= self.fail_after:
+            raise InjectedFailure("fake failure")
+        self.asked.append({"messages": [dict(m) for m in messages], "grammar": grammar,
+                           "purpose": purpose, "max_tokens": max_tokens})
+        if self.replies:
+            reply = self.replies.popleft()
+        elif self.default is not None:
+            reply = self.default(messages, grammar, purpose)
+        else:
+            raise AssertionError(f"fake model has no reply queued for a {purpose} call")
+        self.calls.append(
+            CallRecord(purpose, prompt_hash(messages, grammar or ""), self.prompt_tokens(messages),
+                       0, self.count_tokens(reply), 0.0, "stop")
+        )
+        return reply
+
+
+class HashEmbedder:
+    name = "hash-embedder"
+    dim = 16
+
+    def embed(self, texts):
+        out = []
+        for t in texts:
+            digest = hashlib.sha256(t.encode()).digest()
+            v = [b / 255 - 0.5 for b in digest[: self.dim]]
+            norm = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append([x / norm for x in v])
+        return out

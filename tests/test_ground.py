@@ -1,0 +1,69 @@
+import pytest
+
+from graphrag_local.schema import ClaimRecord, EntityRecord, RelationshipRecord
+from graphrag_local.stages.ground import candidate_names, ground, normalise
+
+TEXT = "Mara Quill leads the Aldren Water Trust. In March 2023, Tobias Renn joined the Trust."
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [("Mara  Quill", "mara quill"), ("MARA QUILL!", "mara quill"), (" Aldren-Water Trust.", "aldren water trust")],
+)
+def test_normalise(raw, expected):
+    assert normalise(raw) == expected
+
+
+def test_ungrounded_entities_and_their_relationships_are_dropped():
+    ents = [
+        EntityRecord("Mara Quill", "PERSON", "leads", "c"),
+        EntityRecord("aldren water trust", "ORGANIZATION", "a trust", "c"),
+        EntityRecord("Ana Ruiz", "PERSON", "copied from the prompt example", "c"),
+        EntityRecord("Quill", "PERSON", "partial word match only", "c"),
+    ]
+    rels = [
+        RelationshipRecord("Mara Quill", "Aldren Water Trust", "leads", 9, "c"),
+        RelationshipRecord("Ana Ruiz", "Mara Quill", "invented", 5, "c"),
+        RelationshipRecord("Mara Quill", "mara quill", "self loop", 5, "c"),
+    ]
+    g = ground(TEXT, ents, rels)
+    assert [e.name for e in g.entities] == ["Mara Quill", "aldren water trust", "Quill"]
+    assert [r.description for r in g.relationships] == ["leads"]
+    assert (g.dropped_entities, g.dropped_relationships) == (1, 2)
+
+
+def test_word_boundaries_matter():
+    g = ground("The Trustee spoke.", [EntityRecord("Trust", "ORGANIZATION", "x", "c")], [])
+    assert g.entities == ()
+
+
+def test_claims_need_grounded_subject_and_quote():
+    ents = [EntityRecord("Mara Quill", "PERSON", "d", "c"), EntityRecord("Tobias Renn", "PERSON", "d", "c")]
+    claims = [
+        ClaimRecord("Mara Quill", "NONE", "FACT", "TRUE", "leads", "Mara Quill leads", "NONE", "NONE", "c"),
+        ClaimRecord("Mara Quill", "NONE", "FACT", "TRUE", "bad quote", "Mara resigned", "NONE", "NONE", "c"),
+        ClaimRecord("Ana Ruiz", "NONE", "FACT", "TRUE", "bad subject", "Mara Quill leads", "NONE", "NONE", "c"),
+    ]
+    g = ground(TEXT, ents, [], claims)
+    assert [c.description for c in g.claims] == ["leads"]
+    assert g.dropped_claims == 2
+
+
+def test_grounding_off_keeps_structural_checks():
+    ents = [EntityRecord("Ana Ruiz", "PERSON", "x", "c")]
+    rels = [RelationshipRecord("Ana Ruiz", "Nobody", "x", 1, "c")]
+    g = ground(TEXT, ents, rels, enabled=False)
+    assert len(g.entities) == 1 and g.relationships == ()
+
+
+def test_candidate_names_are_proper_noun_spans_in_order():
+    text = (
+        "Mara Quill leads the Aldren Water Trust. Farmers in Kessel Marsh met Tobias Renn. "
+        "The Bank of England lent money. Then Mara Quill's team left in March 2023."
+    )
+    names = candidate_names(text)
+    assert names[:2] == ("Mara Quill", "Aldren Water Trust")
+    assert "Kessel Marsh" in names and "Tobias Renn" in names
+    assert "Bank of England" in names and "England" in names
+    for junk in ("Farmers", "Then", "The", "March 2023", "Mara Quill's"):
+        assert junk not in names

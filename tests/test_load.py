@@ -1,0 +1,52 @@
+import pytest
+
+from graphrag_local.errors import InputError
+from graphrag_local.stages.load import load_documents
+
+EXTS = (".txt", ".md", ".csv")
+
+
+def test_reads_txt_md_csv_recursively(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("Alpha text.")
+    (tmp_path / "sub" / "b.md").write_text("# Title B\nBeta text.")
+    (tmp_path / "c.csv").write_text("id,text\n1,First row.\n2,Second row.\n")
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    assert [d.path for d in docs] == ["a.txt", "c.csv", "sub/b.md"]
+    assert docs[1].text == "First row.\n\nSecond row."
+    assert docs[2].title == "Title B"
+    assert warnings == []
+
+
+def test_bad_files_are_skipped_with_warnings_naming_them(tmp_path):
+    (tmp_path / "good.txt").write_text("Good text.")
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01\x02PNG\x00" * 50)
+    (tmp_path / "copy.txt").write_text("Good text.")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    (tmp_path / "nocol.csv").write_text("a,b\n1,2\n")
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    assert [d.path for d in docs] == ["copy.txt"]  # good.txt is its duplicate
+    text = "\n".join(warnings)
+    for name in ("empty.txt", "binary.txt", "image.png", "nocol.csv"):
+        assert name in text
+    assert "identical to" in text
+
+
+def test_non_utf8_text_is_decoded(tmp_path):
+    text = "Café société: the naïve façade of Zoë's résumé, réservé à l'élite française. " * 5
+    (tmp_path / "latin.txt").write_bytes(text.encode("cp1252"))
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    assert docs[0].text.startswith("Café société")
+    assert docs[0].encoding != "utf-8"
+
+
+def test_folder_with_nothing_usable_is_an_error_naming_it(tmp_path):
+    (tmp_path / "empty.txt").write_text("  ")
+    with pytest.raises(InputError, match=str(tmp_path)):
+        load_documents(tmp_path, EXTS, "text")
+
+
+def test_missing_folder(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_documents(tmp_path / "nope", EXTS, "text")

@@ -1,0 +1,38 @@
+import pytest
+
+from graphrag_local.errors import ConfigError
+from graphrag_local.prompts import PLACEHOLDER, PROMPT_NAMES, load_prompts
+
+# what each stage passes to each prompt (kept in step with the stages by this test and
+# by the stage tests, which render them for real)
+STAGE_VALUES = {
+    "extract_entities": {"entity_types", "text"},
+    "glean_check": set(),
+    "glean_continue": set(),
+    "extract_claims": {"claim_types", "entities", "text"},
+    "summarize_descriptions": {"name", "descriptions"},
+    "community_report": {"context", "max_findings"},
+}
+
+
+@pytest.mark.parametrize("name", PROMPT_NAMES)
+def test_prompt_placeholders_match_what_stages_pass(name):
+    prompts = load_prompts()
+    assert set(PLACEHOLDER.findall(prompts.texts[name])) == STAGE_VALUES[name]
+    prompts.render(name, **{k: "x" for k in STAGE_VALUES[name]})
+
+
+def test_variable_text_comes_last_for_kv_cache_reuse():
+    text = load_prompts().texts["extract_entities"]
+    assert text.index("{text}") > text.index("-Example-")
+    assert text.rstrip().endswith("Output:")
+
+
+def test_wrong_placeholders_are_rejected():
+    with pytest.raises(ConfigError):
+        load_prompts().render("extract_entities", text="x")
+
+
+def test_project_prompts_override(tmp_path):
+    (tmp_path / "glean_check.txt").write_text("Custom check?")
+    assert load_prompts(tmp_path).texts["glean_check"] == "Custom check?"
