@@ -12,11 +12,16 @@ from typing import Any
 from . import presets as presets_mod
 from .errors import ConfigError, IndexStateError
 from .pipeline import (
-    Build, ModelInfo, Progress, extract_options, run_build, _no_progress,
+    Build,
+    ModelInfo,
+    Progress,
+    _no_progress,
+    extract_options,
+    run_build,
 )
 from .prompts import load_prompts
-from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
 from .schema import OUTPUT_TABLES
+from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
 
 
 def resolve_settings(config: Path | None = None, model: str | None = None) -> Settings:
@@ -69,8 +74,7 @@ def build(
     try:
         return run_build(b)
     finally:
-        if b._model is not None and hasattr(b._model, "close"):
-            b._model.close()
+        b.close()
 
 
 def dry_run(

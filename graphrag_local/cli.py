@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -45,8 +44,8 @@ def _fail(exc: GraphragError) -> None:
 def build(
     docs_dir: Path = typer.Argument(..., help="Folder of .txt, .md and .csv documents."),
     index: Path = IndexOpt,
-    model: Optional[str] = ModelOpt,
-    config: Optional[Path] = ConfigOpt,
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls and time; run nothing."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -67,7 +66,7 @@ def build(
         _fail(exc)
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: completed work is saved; run the same command to resume")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     if as_json:
         print(json.dumps(summary, indent=2))
     else:
@@ -169,7 +168,7 @@ def init(
 
 
 @app.command()
-def config(config: Optional[Path] = ConfigOpt, model: Optional[str] = ModelOpt) -> None:
+def config(config: Path | None = ConfigOpt, model: str | None = ModelOpt) -> None:
     """Print the resolved settings (defaults <- config file <- flags)."""
     from . import api
 
@@ -191,7 +190,11 @@ class _progress:
 
     def __enter__(self):
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
             TimeRemainingColumn,
         )
 

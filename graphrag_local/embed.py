@@ -38,9 +38,7 @@ class MiniLMEmbedder:
         except (OSError, ValueError) as exc:
             raise ModelError(f"cannot load the embedder from {path}: {exc}") from None
         self.name = EMBEDDER_NAME
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.batch_size = batch_size
 

@@ -61,7 +61,7 @@ def load_docred(path: Path) -> list[dict]:
     with Path(path).open(encoding="utf-8") as f:
         data = json.load(f)
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of documents")
+        raise TypeError(f"{path}: expected a JSON list of documents")
     return data
 
 

@@ -15,19 +15,30 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from . import __version__
 from .embed import Embedder
 from .errors import BudgetError
-from .llm import ChatModel, CallRecord
+from .llm import CallRecord, ChatModel
 from .presets import Preset
 from .prompts import Prompts
 from .schema import (
-    Chunk, ChunkExtraction, Claim, ClaimRecord, Community, CommunityReport, Document, Entity,
-    EntityRecord, Finding, Relationship, RelationshipRecord, content_id,
+    Chunk,
+    ChunkExtraction,
+    Claim,
+    ClaimRecord,
+    Community,
+    CommunityReport,
+    Document,
+    Entity,
+    EntityRecord,
+    Finding,
+    Relationship,
+    RelationshipRecord,
+    content_id,
 )
 from .settings import Settings
 from .stages.chunk import chunk_documents
@@ -35,7 +46,11 @@ from .stages.communities import Cluster, build_graph, hierarchical_leiden
 from .stages.extract import ExtractOptions, extract_chunk
 from .stages.load import load_documents
 from .stages.merge import (
-    entity_id, merge_entities, merge_relationships, relationship_id, summarize,
+    entity_id,
+    merge_entities,
+    merge_relationships,
+    relationship_id,
+    summarize,
 )
 from .stages.reports import Elements, build_context, write_report
 from .store import BuildLock, Store
@@ -102,6 +117,10 @@ class Build:
         if self._model is None:
             self._model = self.get_model()
         return self._model
+
+    def close(self) -> None:
+        if self._model is not None and hasattr(self._model, "close"):
+            self._model.close()
 
     def log_calls(self, stage: str) -> None:
         """Persist the LLM calls made since the last log (one append per unit of work)."""

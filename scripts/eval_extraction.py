@@ -39,16 +39,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from graphrag_local.evaluation import (  # noqa: E402
-    Score, first_round_records, gold_doc, load_docred, select,
+from graphrag_local.evaluation import (
+    Score,
+    first_round_records,
+    gold_doc,
+    load_docred,
+    select,
 )
-from graphrag_local.pipeline import extract_options  # noqa: E402
-from graphrag_local.presets import get_preset, require  # noqa: E402
-from graphrag_local.prompts import load_prompts  # noqa: E402
-from graphrag_local.schema import Chunk  # noqa: E402
-from graphrag_local.settings import Settings  # noqa: E402
-from graphrag_local.stages.extract import extract_chunk  # noqa: E402
-from graphrag_local.stages.ground import ground  # noqa: E402
+from graphrag_local.pipeline import extract_options
+from graphrag_local.presets import get_preset, require
+from graphrag_local.prompts import load_prompts
+from graphrag_local.schema import Chunk
+from graphrag_local.settings import Settings
+from graphrag_local.stages.extract import extract_chunk
+from graphrag_local.stages.ground import ground
 
 DEFAULT_DATA = "../shared/data/re_docred/dev_revised.json"
 
@@ -129,6 +133,9 @@ def evaluate_model(name: str, golds, settings: Settings, names_override: str | N
                 line.append(f"g{g}:{len(ents)}/{len(grounded)}")
             log(f"[{name}] doc {gold.index} ({len(gold.text)} chars, {chunk.n_tokens} tok): "
                 f"{wall:.1f}s, {len(calls)} calls, entities {' '.join(line)} (raw/grounded)")
+            log("    calls: " + "; ".join(
+                f"{c.purpose} {c.prompt_tokens}p/{c.reused_tokens}r/{c.completion_tokens}c "
+                f"{c.seconds:.1f}s {c.finish_reason}" for c in calls))
             if verbose and result is not None:
                 for i, raw in enumerate(result.raw_replies):
                     log(f"    reply {i}: {raw}")

@@ -1,4 +1,3 @@
-import os
 import shutil
 import socket
 from contextlib import contextmanager

@@ -1,10 +1,10 @@
 import json
 
+from fakes import FakeChatModel
+
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk
 from graphrag_local.stages.extract import ExtractOptions, extract_chunk
-
-from fakes import FakeChatModel
 
 TEXT = "Mara Quill leads the Aldren Water Trust. Tobias Renn works with Mara Quill in Port Aldren."
 CHUNK = Chunk("c1", "d1", "doc.txt", 0, 0, 20, 20, TEXT)

@@ -1,10 +1,15 @@
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from graphrag_local.grammar import extraction_grammar, schema_to_grammar
 from graphrag_local.structured import (
-    claims_model, extraction_model, max_reply_tokens, report_model, schema_of,
+    claims_model,
+    extraction_model,
+    max_reply_tokens,
+    report_model,
+    schema_of,
 )
 
 llama_cpp = pytest.importorskip("llama_cpp")
@@ -58,5 +63,5 @@ def test_pydantic_models_reject_out_of_range_values():
     model.model_validate_json(json.dumps(ok))
     bad = dict(ok, relationships=[{"source": "Mara Quill", "target": "Mara Quill",
                                     "description": "x", "strength": 23486975}])
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         model.model_validate_json(json.dumps(bad))

@@ -1,10 +1,13 @@
+from fakes import FakeChatModel
+
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import EntityRecord, RelationshipRecord
 from graphrag_local.stages.merge import (
-    merge_entities, merge_relationships, pack_by_tokens, summarize,
+    merge_entities,
+    merge_relationships,
+    pack_by_tokens,
+    summarize,
 )
-
-from fakes import FakeChatModel
 
 
 def test_entities_merge_by_normalised_name_with_majority_type():

@@ -2,10 +2,11 @@
 updates, determinism and the manifest, without a real model (those are in test_e2e)."""
 
 import json
-import re
 from pathlib import Path
 
 import pytest
+from conftest import copy_corpus
+from fakes import FakeChatModel, HashEmbedder
 
 from graphrag_local.errors import BudgetError, IndexStateError, InjectedFailure
 from graphrag_local.pipeline import Build, ModelInfo, run_build
@@ -15,9 +16,6 @@ from graphrag_local.schema import OUTPUT_TABLES
 from graphrag_local.settings import ExtractSettings, Settings
 from graphrag_local.stages.ground import candidate_names
 from graphrag_local.store import BuildLock, Store
-
-from conftest import copy_corpus
-from fakes import FakeChatModel, HashEmbedder
 
 REPORT = {"title": "Community", "summary": "About it.", "rating": 5,
           "rating_explanation": "Because.", "findings": [{"summary": "F", "explanation": "E"}]}

@@ -1,11 +1,11 @@
 import json
 
+from fakes import FakeChatModel
+
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Claim, CommunityReport, Entity, Relationship
 from graphrag_local.stages.communities import Cluster
 from graphrag_local.stages.reports import Elements, build_context, pack_elements, write_report
-
-from fakes import FakeChatModel
 
 
 def count(text):

@@ -84,7 +84,7 @@ _LEADING_STOP = {
     "So", "Although", "Because", "Once", "Both", "Several", "Other", "Another", "Such", "Where",
     "Who", "What", "Which", "Why", "How", "Despite", "Through", "Throughout", "Among", "Between",
     "Against", "Within", "Across", "Along", "Around", "Near", "Like", "Unlike", "Last", "Next",
-    "First", "Earlier", "One", "Two", "Three", "Four", "Five", "Ten", "Our", "My", "Your",
+    "First", "Earlier", "One", "Two", "Three", "Four", "Five", "Ten", "My", "Your",
 }
 
 

@@ -6,8 +6,8 @@ normalised count of relationship instances (the paper); mean strength is kept to
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..llm import ChatModel
 from ..prompts import Prompts

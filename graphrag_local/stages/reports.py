@@ -9,8 +9,8 @@ deepest level up, so every sub-community report exists when its parent needs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..llm import ChatModel
 from ..prompts import Prompts

