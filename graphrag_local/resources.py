@@ -5,18 +5,15 @@ finds it in a wheel install and in a source checkout alike."""
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 
 
 def data_dir() -> Path:
-    """Folder holding models.toml and prompts/ (installed package data or the checkout)."""
-    try:
-        root = Path(str(resources.files("graphrag_local.data")))
-        if (root / "models.toml").is_file():
-            return root
-    except (ModuleNotFoundError, TypeError):
-        pass
+    """Folder holding models.toml and prompts/: `graphrag_local/data` in an installed
+    wheel, the top of the repository in a checkout or an editable install."""
+    installed = Path(__file__).resolve().parent / "data"
+    if (installed / "models.toml").is_file():
+        return installed
     return Path(__file__).resolve().parent.parent
 
 

@@ -249,6 +249,7 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
             ]
         ),
         "summaries": pa.schema([("key", _s()), ("text", _s())]),
+        "embedding_cache": pa.schema([("key", _s()), ("vector", pa.list_(pa.float32()))]),
         "report_cache": pa.schema([("key", _s()), ("record_json", _s())]),
         "llm_calls": pa.schema(
             [

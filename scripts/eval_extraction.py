@@ -35,10 +35,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from graphrag_local.evaluation import (
     Score,
     first_round_records,
@@ -197,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         r, info = evaluate_model(name, golds, settings, args.names, args.verbose)
         rows += r
         infos.append(info)
+        log(markdown(r))  # partial results, in case a long run is cut short
     wall = time.perf_counter() - started
 
     if args.json:
