@@ -25,29 +25,44 @@ def _key(name: str) -> str:
     return _lit(name) + ' ":" ws'
 
 
-def extraction_grammar(
-    names: tuple[str, ...],
-    entity_types: tuple[str, ...],
-    max_relationships: int,
-    description_chars: int,
-    endpoint_names: tuple[str, ...] = (),
-) -> str:
-    """Grammar for {"entities": [...], "relationships": [...]} over candidate `names`
-    (given in order of first occurrence). Relationship endpoints may be any of
-    `endpoint_names` (default: `names`), e.g. entities found in an earlier round."""
-    rules = [
-        'root ::= "{" ws ' + _key("entities") + ' ents "," ws ' + _key("relationships")
-        + ' rels ws "}"',
+def _common(description_chars: int) -> list[str]:
+    return [
         "ws ::= \" \"?",
         f"char ::= {_CHAR}",
         f'desc ::= "\\"" char{{1,{description_chars}}} "\\""',
+    ]
+
+
+def relationships_grammar(
+    names: tuple[str, ...], max_relationships: int, description_chars: int
+) -> str:
+    """Grammar for {"relationships": [...]} whose endpoints are exactly `names` (the
+    entities already extracted from the chunk): no relationship can dangle."""
+    return "\n".join(
+        [
+            'root ::= "{" ws ' + _key("relationships") + ' rels ws "}"',
+            *_common(description_chars),
+            'strength ::= "10" | [1-9]',
+            "name ::= " + " | ".join(_lit(n) for n in names),
+            'rel ::= "{" ws ' + _key("source") + ' name "," ws ' + _key("target")
+            + ' name "," ws ' + _key("description") + ' desc "," ws ' + _key("strength")
+            + ' strength ws "}"',
+            f'rels ::= "[" ws "]" | "[" ws rel ("," ws rel){{0,{max(0, max_relationships - 1)}}} ws "]"',
+        ]
+    ) + "\n"
+
+
+def extraction_grammar(
+    names: tuple[str, ...], entity_types: tuple[str, ...], description_chars: int
+) -> str:
+    """Grammar for {"entities": [...], "relationships": []} over candidate `names` (given
+    in order of first occurrence). Relationships come in a later round, under
+    `relationships_grammar`, once the entities are known."""
+    rules = [
+        'root ::= "{" ws ' + _key("entities") + ' ents "," ws ' + _key("relationships")
+        + ' "[" ws "]" ws "}"',
+        *_common(description_chars),
         "type ::= " + " | ".join(_lit(t) for t in entity_types),
-        'strength ::= "10" | [1-9]',
-        "name ::= " + " | ".join(_lit(n) for n in (endpoint_names or names)),
-        'rel ::= "{" ws ' + _key("source") + ' name "," ws ' + _key("target")
-        + ' name "," ws ' + _key("description") + ' desc "," ws ' + _key("strength")
-        + ' strength ws "}"',
-        f'rels ::= "[" ws "]" | "[" ws rel ("," ws rel){{0,{max(0, max_relationships - 1)}}} ws "]"',
     ]
     n = len(names)
     # first_i: the list's first entity is names[i] or a later one; next_i: after an entity,

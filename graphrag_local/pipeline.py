@@ -58,7 +58,9 @@ from .structured import extraction_model, max_reply_tokens, report_model, schema
 from .tokenizer import ENCODING_NAME, corpus_encoding
 
 Progress = Callable[[str, int, int], None]
-EXTRACT_PROMPTS = ("extract_entities", "glean_check", "glean_continue", "extract_claims")
+EXTRACT_PROMPTS = (
+    "extract_entities", "glean_check", "glean_continue", "extract_relationships", "extract_claims",
+)
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:

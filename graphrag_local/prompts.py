@@ -18,6 +18,7 @@ PROMPT_NAMES = (
     "extract_entities",
     "glean_check",
     "glean_continue",
+    "extract_relationships",
     "extract_claims",
     "summarize_descriptions",
     "community_report",

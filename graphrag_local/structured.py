@@ -32,27 +32,45 @@ def extraction_model(
     name_chars: int,
     description_chars: int,
     names: tuple[str, ...] = (),
-    endpoint_names: tuple[str, ...] = (),
 ) -> type[BaseModel]:
-    """The extraction reply. With `names`, entity names are an enumeration of those names
-    (spans of the chunk) instead of free strings, and relationship endpoints one of
-    `endpoint_names` (default: `names`)."""
-    free = (str, Field(min_length=1, max_length=name_chars))
-    Name = (_enum(names), ...) if names else free
-    Endpoint = (_enum(endpoint_names or names), ...) if names else free
+    """The extraction reply. With `names` ("spans" mode) entity names are an enumeration
+    of the chunk's spans, each at most once (so up to len(names) of them), and
+    relationships come in a round of their own (`relationships_model`)."""
     Desc = (str, Field(min_length=1, max_length=description_chars))
+    if names:
+        Name = (_enum(names), ...)
+        max_entities, max_relationships = len(names), 0
+    else:
+        Name = (str, Field(min_length=1, max_length=name_chars))
     Entity = create_model("Entity", name=Name, type=(_enum(entity_types), ...), description=Desc)
-    Relationship = create_model(
-        "Relationship",
-        source=Endpoint,
-        target=Endpoint,
-        description=Desc,
-        strength=(_enum(tuple(range(1, 11))), ...),
-    )
+    Relationship = _relationship(Name, Desc)
     return create_model(
         "Extraction",
         entities=(list[Entity], Field(max_length=max_entities)),
         relationships=(list[Relationship], Field(max_length=max_relationships)),
+    )
+
+
+@lru_cache(maxsize=32)
+def relationships_model(
+    names: tuple[str, ...], max_relationships: int, description_chars: int
+) -> type[BaseModel]:
+    """Relationships between already extracted entities (`names`)."""
+    Relationship = _relationship(
+        (_enum(names), ...), (str, Field(min_length=1, max_length=description_chars))
+    )
+    return create_model(
+        "Relationships", relationships=(list[Relationship], Field(max_length=max_relationships))
+    )
+
+
+def _relationship(Name, Desc) -> type[BaseModel]:
+    return create_model(
+        "Relationship",
+        source=Name,
+        target=Name,
+        description=Desc,
+        strength=(_enum(tuple(range(1, 11))), ...),
     )
 
 
@@ -169,5 +187,5 @@ def ask(
 def ask_yes_no(model: ChatModel, messages: list[Message], *, purpose: str) -> bool:
     from .llm import YES_NO_GRAMMAR
 
-    reply = model.complete(messages, grammar=YES_NO_GRAMMAR, max_tokens=2, purpose=purpose)
+    reply = model.complete(messages, grammar=YES_NO_GRAMMAR, max_tokens=4, purpose=purpose)
     return reply.strip().upper().startswith("Y")

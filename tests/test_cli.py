@@ -125,3 +125,9 @@ def test_readme_commands_exist():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "bash scripts/demo.sh" in readme and "bash scripts/test.sh" in readme
     assert "bash scripts/test.sh" in ci
+
+
+def test_missing_model_file_says_where_to_put_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHRAG_LOCAL_MODELS_DIR", str(tmp_path / "models"))
+    one_line_error(run("build", SAMPLE, "--model", "llama3.2-3b", "--index", tmp_path / "i"), 4,
+                   "not found", "Llama-3.2-3B-Instruct-Q4_K_M.gguf", str(tmp_path / "models"))

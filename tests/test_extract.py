@@ -27,31 +27,37 @@ def reply(entities, relationships=()):
     })
 
 
+def rels(pairs):
+    return json.dumps({"relationships": [
+        {"source": s, "target": t, "description": "related", "strength": 5} for s, t in pairs]})
+
+
 def test_gleaning_yes_adds_new_records_without_losing_old_ones():
     model = FakeChatModel([
-        reply([("Mara Quill", "PERSON"), ("Aldren Water Trust", "ORGANIZATION")],
-              [("Mara Quill", "Aldren Water Trust")]),
+        reply([("Mara Quill", "PERSON"), ("Aldren Water Trust", "ORGANIZATION")]),
         "YES",
-        reply([("Tobias Renn", "PERSON")], [("Tobias Renn", "Mara Quill")]),
+        reply([("Tobias Renn", "PERSON")]),
+        rels([("Mara Quill", "Aldren Water Trust"), ("Tobias Renn", "Mara Quill")]),
     ])
     r = extract_chunk(model, load_prompts(), CHUNK, opts(), "k")
     assert r.status == "ok" and r.gleanings == 1
     assert [e.name for e in r.entities] == ["Mara Quill", "Aldren Water Trust", "Tobias Renn"]
-    assert len(r.relationships) == 2
+    assert len(r.relationships) == 2 and r.dropped_relationships == 0
     purposes = [a["purpose"] for a in model.asked]
-    assert purposes == ["extract", "glean_check", "glean"]
+    assert purposes == ["extract", "glean_check", "glean", "relationships"]
+    # relationship endpoints are exactly the extracted entities, by grammar
+    rel_grammar = model.asked[3]["grammar"]
+    name_rule = next(x for x in rel_grammar.splitlines() if x.startswith("name ::="))
+    assert name_rule.count("|") == 2 and "Tobias Renn" in name_rule and "Port Aldren" not in name_rule
     check = model.asked[1]
     assert check["grammar"] == 'root ::= "YES" | "NO"'
     # same conversation: the check sees the first reply; the glean prompt is the paper's
     assert check["messages"][1]["role"] == "assistant"
     assert "MANY entities were missed" in model.asked[2]["messages"][-1]["content"]
-    # the glean grammar offers as entities only names not yet extracted, but relationships
-    # may still point at earlier entities
+    # the glean grammar offers as entities only names not yet extracted
     lines = model.asked[2]["grammar"].splitlines()
     ent_rules = "\n".join(line for line in lines if line.startswith("ent"))
-    name_rule = next(line for line in lines if line.startswith("name ::="))
     assert "Tobias Renn" in ent_rules and "Mara Quill" not in ent_rules
-    assert "Mara Quill" in name_rule
 
 
 def test_gleaning_no_stops():
@@ -95,8 +101,9 @@ def test_claims_are_extracted_when_enabled():
                           "start_date": "NONE", "end_date": "NONE"}]}
     model = FakeChatModel([
         reply([("Mara Quill", "PERSON"), ("Aldren Water Trust", "ORGANIZATION")]),
+        rels([]),
         json.dumps(claims),
     ])
     r = extract_chunk(model, load_prompts(), CHUNK, opts(max_gleanings=0, claims=True), "k")
     assert len(r.claims) == 1 and r.claims[0].subject == "Mara Quill"
-    assert "Mara Quill" in model.asked[1]["messages"][0]["content"]
+    assert "Mara Quill" in model.asked[2]["messages"][0]["content"]

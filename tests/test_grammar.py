@@ -3,7 +3,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from graphrag_local.grammar import extraction_grammar, schema_to_grammar
+from graphrag_local.grammar import extraction_grammar, relationships_grammar, schema_to_grammar
 from graphrag_local.structured import (
     claims_model,
     extraction_model,
@@ -41,13 +41,20 @@ def test_report_grammar_enumerates_rating_and_bounds_findings():
 
 def test_extraction_grammar_lists_each_name_once_in_order():
     names = ("Mara Quill", "Aldren Water Trust", 'The "Quote" Co')
-    g = extraction_grammar(names, ("PERSON", "ORGANIZATION"), 10, 100)
+    g = extraction_grammar(names, ("PERSON", "ORGANIZATION"), 100)
     assert parses(g)
     assert "first0 ::= ent0 next1 | first1" in g
     assert "next2 ::= \",\" ws ent2 next3 | next3" in g
     assert 'next3 ::= ws "]"' in g
-    assert g.count('"\\"Mara Quill\\""') == 2  # in ent0 and in the name rule for relationships
-    assert 'strength ::= "10" | [1-9]' in g
+    assert g.count('"\\"Mara Quill\\""') == 1  # only in ent0: each name at most once
+    assert '"\\"relationships\\"" ":" ws "[" ws "]"' in g  # relationships come later
+
+
+def test_relationships_grammar_connects_only_given_entities():
+    g = relationships_grammar(("Mara Quill", "Port Aldren"), 10, 100)
+    assert parses(g)
+    assert 'name ::= "\\"Mara Quill\\"" | "\\"Port Aldren\\""' in g
+    assert 'strength ::= "10" | [1-9]' in g and "{0,9}" in g
 
 
 def test_reply_bound_follows_schema_bounds():

@@ -9,6 +9,7 @@ STAGE_VALUES = {
     "extract_entities": {"entity_types", "text"},
     "glean_check": set(),
     "glean_continue": set(),
+    "extract_relationships": set(),
     "extract_claims": {"claim_types", "entities", "text"},
     "summarize_descriptions": {"name", "descriptions"},
     "community_report": {"context", "max_findings"},

@@ -1,17 +1,22 @@
 """Stages 3-6 for one chunk: extract entities and relationships under a grammar, glean
 (a YES/NO grammar decides whether to ask again, in the same conversation so llama.cpp
 reuses the KV cache), ground every record in the chunk text, and optionally extract
-claims. The result is one `ChunkExtraction`, which the pipeline persists at once."""
+claims. The result is one `ChunkExtraction`, which the pipeline persists at once.
+
+In "spans" mode (tiny models) the rounds name entities only, from the chunk's own spans;
+a last round in the same conversation then asks for relationships under a grammar whose
+endpoints are exactly the extracted entities, so no relationship can dangle. In "free"
+mode each round returns entities and relationships together, as in the paper."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..grammar import extraction_grammar
+from ..grammar import extraction_grammar, relationships_grammar
 from ..llm import ChatModel, Message
 from ..prompts import Prompts
 from ..schema import Chunk, ChunkExtraction, ClaimRecord, EntityRecord, RelationshipRecord
-from ..structured import ask, ask_yes_no, claims_model, extraction_model
+from ..structured import ask, ask_yes_no, claims_model, extraction_model, relationships_model
 from .ground import candidate_names, ground, normalise
 
 
@@ -45,7 +50,7 @@ def extract_chunk(
             ),
         }
     ]
-    reply = _extract_round(model, messages, opts, candidates, candidates, "extract")
+    reply = _extract_round(model, messages, opts, candidates, "extract")
     raws.append(reply.raw)
     if reply.value is None:
         return ChunkExtraction(
@@ -67,13 +72,17 @@ def extract_chunk(
             {"role": "assistant", "content": "YES"},
             {"role": "user", "content": prompts.render("glean_continue")},
         ]
-        more = _extract_round(model, messages, opts, remaining, candidates, "glean")
+        more = _extract_round(model, messages, opts, remaining, "glean")
         gleanings += 1
         raws.append(more.raw)
         if more.value is None:
             break  # keep what earlier rounds found; a bad glean loses nothing
         _collect(more.value, chunk.id, entities, relationships)
         messages.append({"role": "assistant", "content": more.raw})
+
+    if candidates and len(entities) >= 2:
+        rel_raw = _relationships_round(model, prompts, messages, opts, entities, chunk.id, relationships)
+        raws.append(rel_raw)
 
     claims: list[ClaimRecord] = []
     if opts.claims and entities:
@@ -97,23 +106,30 @@ def extract_chunk(
     )
 
 
-def _extract_round(
-    model, messages, opts: ExtractOptions, names: tuple[str, ...], endpoints: tuple[str, ...],
-    purpose: str,
-):
-    """One extraction reply. `names`: entity names this round may use ("spans" mode);
-    `endpoints`: names relationships may connect (all of the chunk's spans)."""
+def _extract_round(model, messages, opts: ExtractOptions, names: tuple[str, ...], purpose: str):
+    """One extraction reply; `names`: the spans entities may be named from ("spans" mode)."""
     schema_model = extraction_model(
         opts.entity_types, opts.max_entities, opts.max_relationships,
-        opts.max_name_chars, opts.max_description_chars, names, endpoints,
+        opts.max_name_chars, opts.max_description_chars, names,
     )
     grammar = None
     if names:
-        grammar = extraction_grammar(
-            names, opts.entity_types, opts.max_relationships, opts.max_description_chars,
-            endpoints,
-        )
+        grammar = extraction_grammar(names, opts.entity_types, opts.max_description_chars)
     return ask(model, messages, schema_model, grammar=grammar, purpose=purpose)
+
+
+def _relationships_round(model, prompts, messages, opts, entities, chunk_id, relationships) -> str:
+    names = tuple(dict.fromkeys(e.name for e in entities))
+    messages.append({"role": "user", "content": prompts.render("extract_relationships")})
+    reply = ask(
+        model, messages,
+        relationships_model(names, opts.max_relationships, opts.max_description_chars),
+        grammar=relationships_grammar(names, opts.max_relationships, opts.max_description_chars),
+        purpose="relationships",
+    )
+    if reply.value is not None:
+        _collect(reply.value, chunk_id, [], relationships, entities_too=False)
+    return reply.raw
 
 
 def _unused(candidates: tuple[str, ...], entities: list[EntityRecord]) -> tuple[str, ...]:
@@ -121,10 +137,10 @@ def _unused(candidates: tuple[str, ...], entities: list[EntityRecord]) -> tuple[
     return tuple(c for c in candidates if normalise(c) not in have)
 
 
-def _collect(value, chunk_id: str, entities: list, relationships: list) -> None:
+def _collect(value, chunk_id: str, entities: list, relationships: list, entities_too=True) -> None:
     """Add a round's records, keeping each (name, description) and relationship once."""
     seen_e = {(normalise(e.name), e.description) for e in entities}
-    for e in value.entities:
+    for e in value.entities if entities_too else ():
         k = (normalise(e.name), e.description.strip())
         if k not in seen_e:
             seen_e.add(k)
