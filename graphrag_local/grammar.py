@@ -1,12 +1,14 @@
-"""GBNF grammars written by hand where a JSON schema cannot say what we need.
+"""GBNF grammars: written by hand where a JSON schema cannot say what we need, and our own
+small JSON-schema converter for the rest.
 
 The extraction grammar lists entities in the order their names first occur in the chunk,
 each name at most once, chosen from the chunk's own spans. Duplicates and invented
 names are then impossible by construction, and a reply cannot loop: it is a bounded
-walk forward through the chunk. (A JSON schema can express an enumeration of names, but
+walk forward through the chunk. The relationships grammar then allows exactly the
+extracted names as endpoints. (A JSON schema can express an enumeration of names, but
 not "unique and in order"; llama.cpp's schema conversion also ignores integer bounds, so
-`strength` is written out as the alternatives 1..10.) The reply is still validated with
-the pydantic model from `structured.py`."""
+`strength` is written out as the alternatives 1..10.) Replies are still validated with
+the pydantic models from `structured.py`."""
 
 from __future__ import annotations
 

@@ -536,6 +536,7 @@ def manifest_changes(old: dict, new: dict) -> list[str]:
     """What differs from the index's previous build, in words."""
     if not old:
         return []
+    new = json.loads(json.dumps(new))  # compare as stored (tuples become lists)
     changes = []
     if old.get("model", {}).get("sha256") != new["model"]["sha256"]:
         changes.append(

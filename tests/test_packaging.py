@@ -26,8 +26,8 @@ def test_wheel_ships_and_finds_presets_and_prompts(tmp_path):
     assert "graphrag_local/data/prompts/extract_entities.txt" in names
     probe = (
         "from graphrag_local import resources, prompts, presets; "
-        "assert str(resources.data_dir()).startswith(%r); "
-        "prompts.load_prompts(); print(sorted(presets.load_presets()[0]))" % str(site)
+        f"assert str(resources.data_dir()).startswith({str(site)!r}); "
+        "prompts.load_prompts(); print(sorted(presets.load_presets()[0]))"
     )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                          text=True, cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin"})

@@ -5,11 +5,14 @@ claims. The result is one `ChunkExtraction`, which the pipeline persists at once
 
 In "spans" mode (tiny models) the rounds name entities only, from the chunk's own spans;
 a last round in the same conversation then asks for relationships under a grammar whose
-endpoints are exactly the extracted entities, so no relationship can dangle. In "free"
-mode each round returns entities and relationships together, as in the paper."""
+endpoints are exactly the extracted entities, so no relationship can dangle. Tiny models
+find few relationships, so spans mode also links entities named in the same sentence,
+with that sentence as the description: faithful by construction. In "free" mode each
+round returns entities and relationships together, as in the paper."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..grammar import extraction_grammar, relationships_grammar
@@ -83,6 +86,9 @@ def extract_chunk(
     if candidates and len(entities) >= 2:
         rel_raw = _relationships_round(model, prompts, messages, opts, entities, chunk.id, relationships)
         raws.append(rel_raw)
+        relationships += sentence_links(
+            chunk.text, entities, relationships, chunk.id, opts.max_description_chars
+        )
 
     claims: list[ClaimRecord] = []
     if opts.claims and entities:
@@ -185,3 +191,34 @@ def _extract_claims(model, prompts: Prompts, chunk: Chunk, opts: ExtractOptions,
         for c in reply.value.claims
     ]
     return out, reply.raw
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+
+
+def sentence_links(
+    text: str,
+    entities: list[EntityRecord],
+    existing: list[RelationshipRecord],
+    chunk_id: str,
+    max_chars: int,
+    max_per_sentence: int = 4,
+) -> list[RelationshipRecord]:
+    """Relationships between entities named in the same sentence, described by that
+    sentence, for pairs the model did not already relate."""
+    names = list(dict.fromkeys(e.name for e in entities))
+    have = {frozenset((normalise(r.source), normalise(r.target))) for r in existing}
+    out: list[RelationshipRecord] = []
+    for match in _SENTENCE.finditer(text):
+        sentence = " ".join(match.group(0).split())
+        norm = f" {normalise(sentence)} "
+        inside = [n for n in names if f" {normalise(n)} " in norm][:max_per_sentence]
+        for i, a in enumerate(inside):
+            for b in inside[i + 1 :]:
+                pair = frozenset((normalise(a), normalise(b)))
+                if len(pair) < 2 or pair in have:
+                    continue
+                have.add(pair)
+                desc = sentence if len(sentence) <= max_chars else sentence[: max_chars - 1].rsplit(" ", 1)[0] + "…"
+                out.append(RelationshipRecord(a, b, desc, 5, chunk_id))
+    return out
