@@ -109,7 +109,9 @@ def dry_run(
         not in done_keys
     ]
     prompt_overhead = len(enc.encode(prompts.texts["extract_entities"]))
-    per_round = 1 + (2 * opts.max_gleanings) + (1 if opts.claims else 0)
+    per_round = (
+        1 + 2 * opts.max_gleanings + (opts.names == "spans") + (1 if opts.claims else 0)
+    )
     calls = len(todo) * per_round
     # rough: ~1 summary per chunk, ~1 report per 2 chunks (measured on the sample corpus)
     est_summaries = len(todo)
