@@ -159,12 +159,12 @@ def extract(b: Build) -> None:
     settings_key = json.dumps(asdict(opts), sort_keys=True)
     prompt_key = b.prompts.digest(*EXTRACT_PROMPTS)
     done = {r["key"]: r for r in b.store.read("extractions")}
-    todo = [c for c in b.chunks if b.key("extract", c.text, prompt_key, settings_key) not in done]
+    keys = [b.key("extract", c.text, prompt_key, settings_key) for c in b.chunks]
+    todo = [c for c, key in zip(b.chunks, keys) if key not in done]
     if todo:
         check_chunk_budgets(b.model, b.prompts, todo, opts)
     total = len(b.chunks)
-    for i, c in enumerate(b.chunks):
-        key = b.key("extract", c.text, prompt_key, settings_key)
+    for i, (c, key) in enumerate(zip(b.chunks, keys)):
         if key in done:
             result = extraction_from_row(done[key], c.id)
         else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -215,6 +215,3 @@ def _dump(data: dict) -> str:
             lines.append(f"{key} = {json.dumps(value)}")
     return "\n".join(lines) + "\n"
 
-
-def preset_dict(preset: Preset) -> dict:
-    return asdict(preset)

@@ -4,7 +4,7 @@ these dataclasses in memory and a pyarrow schema on disk (written by `store.py`)
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyarrow as pa
 
@@ -163,25 +163,6 @@ class CommunityReport:
         for f in self.findings:
             lines += [f"## {f.summary}", "", f.explanation, ""]
         return "\n".join(lines).strip()
-
-
-@dataclass(frozen=True)
-class Summary:
-    key: str  # hash of (element, descriptions, model, prompt)
-    text: str
-
-
-@dataclass
-class Counters:
-    """Running totals the build summary reports."""
-
-    failed_chunks: int = 0
-    failed_reports: int = 0
-    dropped_entities: int = 0
-    dropped_relationships: int = 0
-    dropped_claims: int = 0
-    skipped_communities: int = 0
-    warnings: list[str] = field(default_factory=list)
 
 
 def _s() -> pa.DataType:
