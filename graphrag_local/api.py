@@ -24,16 +24,21 @@ from .schema import OUTPUT_TABLES
 from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
 
 
-def resolve_settings(config: Path | None = None, model: str | None = None) -> Settings:
-    """Defaults <- config file (explicit, else ./graphrag-local.toml if present) <- flags."""
+def _config_path(config: Path | None) -> Path | None:
+    """The config file in use: the one given, else ./graphrag-local.toml if present."""
     if config is None and Path(CONFIG_FILE_NAME).is_file():
-        config = Path(CONFIG_FILE_NAME)
-    return load_settings(config, model=model)
+        return Path(CONFIG_FILE_NAME)
+    return config
+
+
+def resolve_settings(config: Path | None = None, model: str | None = None) -> Settings:
+    """Defaults <- config file <- flags."""
+    return load_settings(_config_path(config), model=model)
 
 
 def _prompts_dir(config: Path | None) -> Path | None:
-    if config is None and Path(CONFIG_FILE_NAME).is_file():
-        config = Path(CONFIG_FILE_NAME)
+    """A `prompts/` folder beside the config file overrides the packaged prompts."""
+    config = _config_path(config)
     if config is not None and (config.parent / "prompts").is_dir():
         return config.parent / "prompts"
     return None

@@ -44,6 +44,7 @@ from .settings import Settings
 from .stages.chunk import chunk_documents
 from .stages.communities import Cluster, build_graph, hierarchical_leiden
 from .stages.extract import ExtractOptions, extract_chunk
+from .stages.ground import normalise
 from .stages.load import load_documents
 from .stages.merge import (
     entity_id,
@@ -229,7 +230,7 @@ def summarize_elements(b: Build) -> None:
         Entity(entity_id(e.key), e.name, e.type, texts[i], e.chunk_ids, degree[e.name])
         for i, e in enumerate(merged_entities)
     ]
-    names = {e.name.casefold(): e.name for e in b.entities}
+    names = {normalise(e.name): e.name for e in b.entities}
     b.claims = sorted(
         {
             _claim(c, names)
@@ -469,8 +470,8 @@ def extraction_from_row(row: dict, chunk_id: str) -> ChunkExtraction:
 
 
 def _claim(c: ClaimRecord, names: dict[str, str]) -> Claim:
-    subject = names.get(c.subject.casefold(), c.subject)
-    obj = names.get(c.object.casefold(), c.object)
+    subject = names.get(normalise(c.subject), c.subject)
+    obj = names.get(normalise(c.object), c.object)
     return Claim(
         id=content_id("claim", subject, obj, c.type, c.description, c.chunk_id),
         subject=subject, object=obj, type=c.type, status=c.status,

@@ -76,10 +76,6 @@ class Store:
     def count(self, name: str) -> int:
         return self._db.open_table(name).count_rows() if self.has(name) else 0
 
-    def table(self, name: str):
-        """The raw LanceDB table (for vector search by the query side)."""
-        return self._db.open_table(name)
-
     def compact(self, name: str) -> None:
         """Merge the many small fragments a resumable stage leaves behind."""
         if self.has(name):

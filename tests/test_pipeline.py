@@ -162,3 +162,24 @@ def test_progress_reports_every_stage(corpus, tmp_path):
     stages = {s for s, _, _ in seen}
     assert {"extract", "summarize", "communities", "reports", "embed", "store"} <= stages
     assert ("extract", 5, 5) in seen
+
+
+def test_claims_are_stored_under_the_merged_entity_names(corpus, tmp_path):
+    def with_claims(messages, grammar, purpose):
+        if purpose != "claims":
+            return scripted(messages, grammar, purpose)
+        text = messages[0]["content"].split("-Real data-")[1]
+        name = candidate_names(text)[0]
+        quote = text.split("Text:")[1].strip().split(".")[0]
+        return json.dumps({"claims": [{
+            "subject": name.upper() + "!", "object": "NONE", "type": "FACT", "status": "TRUE",
+            "description": "A fact.", "source_text": quote, "start_date": "NONE",
+            "end_date": "NONE"}]})
+
+    settings = Settings(extract=ExtractSettings(names="free", claims=True, max_gleanings=0))
+    summary = run_build(make_build(corpus, tmp_path / "idx", FakeChatModel(default=with_claims),
+                                   settings=settings))
+    claims = Store(tmp_path / "idx").read("claims")
+    names = {e["name"] for e in Store(tmp_path / "idx").read("entities")}
+    assert summary["claims"] == len(claims) > 0
+    assert all(c["subject"] in names for c in claims)
