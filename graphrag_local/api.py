@@ -139,6 +139,60 @@ def dry_run(
     }
 
 
+def open_session(
+    index_dir: Path, *, config: Path | None = None, model: str | None = None
+):
+    """A question-answering session over a built index (see `query.Session`). The model
+    is the one that built the index unless `model` (or the config file) names another."""
+    from .embed import MiniLMEmbedder
+    from .llm import load_chat_model
+    from .query import Session, open_index
+
+    _store, manifest = open_index(index_dir)
+    built_with = manifest.get("model", {}).get("preset")
+    settings = resolve_settings(config, model)
+    if not model and not settings.model and built_with:
+        presets, _default = presets_mod.load_presets()
+        if built_with in presets:
+            settings = resolve_settings(config, built_with)
+    info = model_info(settings)
+    return Session(
+        index_dir, settings, load_prompts(_prompts_dir(config)),
+        get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
+        get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
+    )
+
+
+def query(
+    question: str,
+    index_dir: Path,
+    *,
+    method: str = "global",
+    level: str | int | None = None,
+    config: Path | None = None,
+    model: str | None = None,
+    on_text=None,
+) -> dict[str, Any]:
+    """Answer one question; returns the result as plain data (see `query.result_dict`)."""
+    from .query import result_dict
+
+    session = open_session(index_dir, config=config, model=model)
+    try:
+        result = session.ask(question, method=method, level=level, on_text=on_text)
+        return result_dict(result, session.model.name)
+    finally:
+        session.close()
+
+
+def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -> dict[str, Any]:
+    """Browse a built index: communities (as a tree), reports, or entities."""
+    from .browse import show as browse
+    from .query import load_index_data, open_index
+
+    store, _manifest = open_index(index_dir)
+    return browse(load_index_data(store), kind, name, level)
+
+
 def status(index_dir: Path) -> dict[str, Any]:
     from .store import Store
 

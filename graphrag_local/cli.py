@@ -178,6 +178,159 @@ def config(config: Path | None = ConfigOpt, model: str | None = ModelOpt) -> Non
         _fail(exc)
 
 
+MethodOpt = typer.Option(
+    "global", "--method", "-M",
+    help="global (map-reduce over community reports), local (entities and their "
+    "neighbourhood), basic (vector RAG over chunks) or ts (map-reduce over chunks).",
+)
+LevelOpt = typer.Option(
+    None, "--level", "-l",
+    help='Community level for global search: a number (0 = root) or "auto" '
+    "(default: query.level in the config).",
+)
+
+
+@app.command()
+def query(
+    question: str = typer.Argument(..., help="The question."),
+    method: str = MethodOpt,
+    level: str | None = LevelOpt,
+    index: Path = IndexOpt,
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+    show_context: bool = typer.Option(False, "--show-context", help="Print what the model was given."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Answer a question from the index, with its sources."""
+    from . import api
+    from .query import result_dict
+
+    try:
+        session = api.open_session(index, config=config, model=model)
+        try:
+            with _Stream(enabled=not as_json) as stream:
+                result = session.ask(question, method=method, level=level, on_text=stream)
+            data = result_dict(result, session.model.name)
+        finally:
+            session.close()
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        if show_context:
+            data["context"] = result.context
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    _render_answer_tail(result, data, stream)
+    if show_context:
+        _render_context(result)
+    _render_sources(result)
+
+
+@app.command()
+def chat(
+    method: str = MethodOpt,
+    level: str | None = LevelOpt,
+    index: Path = IndexOpt,
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Ask questions in a conversation; follow-ups use what was said. Reads piped input
+    too. Type /help for commands."""
+    from . import api
+    from .query import METHODS, result_dict
+
+    interactive = sys.stdin.isatty()
+    try:
+        session = api.open_session(index, config=config, model=model)
+    except GraphragError as exc:
+        _fail(exc)
+    history: list[tuple[str, str]] = []
+    last = None
+    if interactive:
+        out.print(f"[bold]graphrag-local chat[/] on {index} ({method}); /help for commands, /quit to leave")
+    try:
+        while True:
+            try:
+                line = out.input("[bold cyan]you>[/] ") if interactive else sys.stdin.readline()
+            except EOFError:
+                break
+            if not interactive and not line:
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if not interactive:
+                out.print(f"[bold cyan]you>[/] {escape(line)}")
+            if line.startswith("/"):
+                cmd, _, arg = line[1:].partition(" ")
+                arg = arg.strip()
+                if cmd in ("quit", "exit", "q"):
+                    break
+                if cmd == "method" and arg in METHODS:
+                    method = arg
+                    out.print(f"method: {method}")
+                elif cmd == "level" and arg:
+                    try:
+                        session.resolve_level(arg)
+                        level = arg
+                        out.print(f"level: {level}")
+                    except GraphragError as exc:
+                        err.print(f"[red]{escape(str(exc))}[/]")
+                elif cmd == "sources" and last is not None:
+                    _render_sources(last)
+                elif cmd == "context" and last is not None:
+                    _render_context(last)
+                elif cmd == "clear":
+                    history.clear()
+                    out.print("conversation cleared")
+                else:
+                    out.print(CHAT_HELP.format(methods="|".join(METHODS)))
+                continue
+            try:
+                with _Stream(enabled=True) as stream:
+                    last = session.ask(line, method=method, level=level, history=history, on_text=stream)
+            except GraphragError as exc:
+                err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+                continue
+            _render_answer_tail(last, result_dict(last, session.model.name), stream, brief=True)
+            history.append((line, last.answer))
+    except KeyboardInterrupt:
+        out.print()
+    finally:
+        session.close()
+
+
+CHAT_HELP = """commands:
+  /method {methods}   switch the search method
+  /level N|auto       community level for global search
+  /sources            the sources of the last answer
+  /context            what the model was given for the last answer
+  /clear              forget the conversation
+  /quit               leave (or Ctrl-D)"""
+
+
+@app.command()
+def show(
+    what: str = typer.Argument(..., help="communities, reports or entities."),
+    name: str = typer.Argument("", help="An entity name, or a report ref (R3) or id."),
+    level: int | None = typer.Option(None, "--level", "-l", help="Only this community level."),
+    index: Path = IndexOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Browse what was built: the community tree, reports, or an entity with its
+    relationships and sources."""
+    from . import api
+
+    try:
+        data = api.show(index, what, name, level)
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    _render_show(data)
+
+
 # --- rendering ---------------------------------------------------------------------------
 
 
@@ -254,6 +407,146 @@ def _render_dry_run(r: dict) -> None:
         f"estimated time on {r['model']}: ~{r['estimated_seconds'] // 60} min "
         f"{r['estimated_seconds'] % 60} s (CPU speeds from models.toml)"
     )
+
+
+class _Stream:
+    """Shows a streamed answer as it arrives: live markdown on a terminal, plain text
+    when output is piped."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.text = ""
+        self.live = None
+
+    def __enter__(self):
+        if self.enabled and out.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(console=out, refresh_per_second=8, vertical_overflow="visible")
+            self.live.__enter__()
+        return self
+
+    def __call__(self, piece: str) -> None:
+        if not self.enabled:
+            return
+        self.text += piece
+        if self.live is not None:
+            from rich.markdown import Markdown
+
+            self.live.update(Markdown(self.text))
+        else:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    def __exit__(self, *exc):
+        if self.live is not None:
+            self.live.__exit__(*exc)
+        elif self.enabled and self.text:
+            sys.stdout.write("\n")
+        return False
+
+
+def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False) -> None:
+    """What follows a streamed answer: the answer itself when nothing was streamed (no
+    answer, or a cut loop), and one line of figures."""
+    from rich.markdown import Markdown
+
+    if result.no_answer:
+        out.print(f"[yellow]{escape(result.answer)}[/]")
+    elif result.stopped_loop:
+        if out.is_terminal:
+            out.print(Markdown(result.answer))
+        err.print("[yellow]note:[/] the model started repeating itself; the answer was cut there")
+    elif not stream.text:
+        out.print(Markdown(result.answer))
+    level = f" level {result.level}" if result.level is not None else ""
+    refs = " ".join(c.ref for c in result.citations)
+    first = result.timings.get("first_token_seconds")
+    err.print(
+        f"[dim]{result.method}{level} · {data['llm_calls']} LLM calls · "
+        f"{data['context_tokens']} context tokens · {data['completion_tokens']} generated · "
+        f"{result.timings.get('total_seconds', 0):.1f} s"
+        + (f" (first token {first:.1f} s)" if first is not None else "")
+        + (f" · sources {refs}" if brief and refs else "") + "[/]",
+        highlight=False,
+    )
+    if result.unknown_refs:
+        err.print(
+            f"[yellow]note:[/] the answer names sources that were not in its context: "
+            f"{', '.join(result.unknown_refs)}"
+        )
+
+
+def _render_sources(result) -> None:
+    if not result.citations:
+        return
+    t = Table(title="sources")
+    for col in ("ref", "kind", "source", "where", "score", "cited"):
+        t.add_column(col)
+    for c in result.citations:
+        score = f"{c.score:.0f}" if c.kind == "report" and result.method == "global" else f"{c.score:.2f}"
+        t.add_row(c.ref, c.kind, escape(c.title), escape(c.detail), score, "yes" if c.cited else "")
+    out.print(t)
+
+
+def _render_context(result) -> None:
+    from rich.panel import Panel
+
+    for i, text in enumerate(result.context, 1):
+        out.print(Panel(escape(text), title=f"context {i}/{len(result.context)}", expand=False))
+
+
+def _render_show(data: dict) -> None:
+    from rich.tree import Tree
+
+    kind = data["kind"]
+    if kind == "communities":
+        tree = Tree("communities")
+
+        def add(parent, node):
+            label = (f"[bold]{node['report'] or '-'}[/] L{node['level']} {node['id']} "
+                     f"({node['size']} entities) {escape(node['title'])}")
+            branch = parent.add(label)
+            for child in node["children"]:
+                add(branch, child)
+
+        for node in data["tree"]:
+            add(tree, node)
+        out.print(tree)
+    elif "report" in data:
+        from rich.markdown import Markdown
+
+        r = data["report"]
+        out.print(f"[bold]{r['ref']}[/] level {r['level']} · rating {r['rating']} · "
+                  f"{len(r['entities'])} entities: {escape(', '.join(r['entities']))}")
+        out.print(Markdown(r["content"]))
+    elif "reports" in data:
+        t = Table(title="community reports")
+        for col in ("ref", "level", "size", "rating", "title"):
+            t.add_column(col)
+        for r in data["reports"]:
+            t.add_row(r["ref"], str(r["level"]), str(r["size"]), str(r["rating"]), escape(r["title"]))
+        out.print(t)
+    elif "entity" in data:
+        e = data["entity"]
+        out.print(f"[bold]{escape(e['name'])}[/] ({e['type']}, degree {e['degree']})\n{escape(e['description'])}")
+        t = Table(title="relationships")
+        for col in ("source", "target", "weight", "description"):
+            t.add_column(col)
+        for r in e["relationships"]:
+            t.add_row(escape(r["source"]), escape(r["target"]), f"{r['weight']:.2f}", escape(r["description"]))
+        out.print(t)
+        for c in e["communities"]:
+            out.print(f"community L{c['level']} {c['id']} {c['report']} {escape(c['title'])}")
+        for s in e["sources"]:
+            out.print(f"[bold]{s['ref']}[/] {escape(s['path'])} ({s['position']}): {escape(s['text'])}")
+    else:
+        t = Table(title="entities")
+        for col in ("name", "type", "degree", "description"):
+            t.add_column(col)
+        for e in data["entities"]:
+            t.add_row(escape(e["name"]), e["type"], str(e["degree"]), escape(e["description"][:100]))
+        out.print(t)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +21,7 @@ from .errors import BudgetError, InjectedFailure, ModelError
 from .presets import Preset, check_gguf
 
 Message = dict[str, str]
+OnText = Callable[[str], "bool | None"]  # gets each piece of a streamed reply; True stops it
 
 YES_NO_GRAMMAR = 'root ::= "YES" | "NO"'
 
@@ -51,8 +53,11 @@ class ChatModel(Protocol):
         max_tokens: int = 256,
         attempt: int = 0,
         purpose: str = "",
+        on_text: OnText | None = None,
     ) -> str:
-        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it."""
+        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it.
+        With `on_text`, the reply is streamed to it piece by piece; it may stop the reply
+        early by returning True (finish reason "stopped")."""
         ...
 
     def count_tokens(self, text: str) -> int: ...
@@ -184,6 +189,7 @@ class LlamaChatModel:
         max_tokens: int = 256,
         attempt: int = 0,
         purpose: str = "",
+        on_text: OnText | None = None,
     ) -> str:
         if self._fail_after is not None and len(self.calls) >= self._fail_after:
             raise InjectedFailure(
@@ -202,7 +208,7 @@ class LlamaChatModel:
         p = self.preset
         temperature = p.temperature if attempt == 0 else max(p.temperature, 0.5)
         started = time.perf_counter()
-        out = self._llm.create_completion(
+        kwargs = dict(
             prompt=tokens,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -213,20 +219,44 @@ class LlamaChatModel:
             stop=stop or None,
             grammar=self._grammar(grammar),
         )
-        seconds = time.perf_counter() - started
-        choice = out["choices"][0]
+        if on_text is None:
+            out = self._llm.create_completion(**kwargs)
+            choice = out["choices"][0]
+            text, finish = choice["text"], choice.get("finish_reason") or ""
+            n_out = out["usage"]["completion_tokens"]
+        else:
+            text, finish, n_out = self._stream(kwargs, on_text)
         self.calls.append(
             CallRecord(
                 purpose=purpose,
                 prompt_hash=prompt_hash(messages, grammar or ""),
                 prompt_tokens=len(tokens),
                 reused_tokens=min(reused, len(tokens) - 1) if tokens else 0,
-                completion_tokens=out["usage"]["completion_tokens"],
-                seconds=seconds,
-                finish_reason=choice.get("finish_reason") or "",
+                completion_tokens=n_out,
+                seconds=time.perf_counter() - started,
+                finish_reason=finish,
             )
         )
-        return choice["text"]
+        return text
+
+    def _stream(self, kwargs: dict, on_text: OnText) -> tuple[str, str, int]:
+        pieces: list[str] = []
+        finish, n_out = "stopped", 0
+        stream = self._llm.create_completion(**kwargs, stream=True)
+        try:
+            for part in stream:
+                choice = part["choices"][0]
+                if choice["text"]:
+                    n_out += 1
+                    pieces.append(choice["text"])
+                    if on_text(choice["text"]):
+                        break
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+                    break
+        finally:
+            stream.close()
+        return "".join(pieces), finish, n_out
 
     def close(self) -> None:
         llm = getattr(self, "_llm", None)

@@ -24,7 +24,7 @@ from .embed import EMBEDDER_NAME, Embedder
 from .errors import BudgetError
 from .llm import CallRecord, ChatModel
 from .presets import Preset
-from .prompts import Prompts
+from .prompts import BUILD_PROMPTS, Prompts
 from .schema import (
     Chunk,
     ChunkExtraction,
@@ -524,10 +524,10 @@ def make_manifest(b: Build) -> dict:
             "preset": mi.preset.name, "file": str(mi.path), "sha256": mi.sha256,
             "chat_format": mi.preset.chat_format, "n_ctx": mi.preset.n_ctx,
         },
-        "prompts": {name: b.prompts.digest(name) for name in sorted(b.prompts.texts)},
+        "prompts": {name: b.prompts.digest(name) for name in BUILD_PROMPTS},
         "tokenizer": ENCODING_NAME,
         "embedder": EMBEDDER_NAME,
-        "settings": b.settings.to_dict(),
+        "settings": {k: v for k, v in b.settings.to_dict().items() if k != "query"},
         "seed": b.settings.seed,
         "docs_dir": str(b.docs_dir),
     }

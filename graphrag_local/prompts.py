@@ -14,7 +14,7 @@ from .errors import ConfigError
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
-PROMPT_NAMES = (
+BUILD_PROMPTS = (
     "extract_entities",
     "glean_check",
     "glean_continue",
@@ -23,6 +23,8 @@ PROMPT_NAMES = (
     "summarize_descriptions",
     "community_report",
 )
+QUERY_PROMPTS = ("global_map", "global_reduce", "local_search", "basic_search")
+PROMPT_NAMES = BUILD_PROMPTS + QUERY_PROMPTS
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,23 @@ class EmbedSettings:
 
 
 @dataclass(frozen=True)
+class QuerySettings:
+    """Question answering. Not part of the build: changing these never redoes build work."""
+
+    level: str = "auto"  # community level for global search: "auto" or a number (0 = root)
+    context_tokens: int = 0  # per LLM call; 0: whatever the model's n_ctx leaves
+    answer_max_tokens: int = 400
+    max_map_calls: int = 4  # "auto" picks the most detailed level that fits in this many
+    map_max_points: int = 4
+    map_point_chars: int = 240
+    local_top_entities: int = 8
+    local_text_share: float = 0.5  # of the local context budget: source chunks
+    local_report_share: float = 0.2  # community reports; the rest: entities, relationships, claims
+    basic_top_chunks: int = 8
+    history_turns: int = 2  # chat turns carried into a follow-up question
+
+
+@dataclass(frozen=True)
 class Settings:
     model: str = ""  # preset name; "" means the default preset of models.toml
     seed: int = 42
@@ -83,6 +100,7 @@ class Settings:
     graph: GraphSettings = field(default_factory=GraphSettings)
     reports: ReportSettings = field(default_factory=ReportSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
+    query: QuerySettings = field(default_factory=QuerySettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -107,6 +125,19 @@ class Settings:
             raise ConfigError(f"{where}: graph.max_cluster_size must be at least 2")
         if not 1 <= self.reports.max_findings <= 8:
             raise ConfigError(f"{where}: reports.max_findings must be between 1 and 8")
+        q = self.query
+        if q.level != "auto" and not q.level.isdigit():
+            raise ConfigError(f"{where}: query.level must be \"auto\" or a level number (got {q.level!r})")
+        if not (0 <= q.local_text_share and 0 <= q.local_report_share
+                and q.local_text_share + q.local_report_share <= 1):
+            raise ConfigError(
+                f"{where}: query.local_text_share and query.local_report_share must be >= 0 "
+                "and add up to at most 1"
+            )
+        for name in ("answer_max_tokens", "max_map_calls", "map_max_points", "local_top_entities",
+                     "basic_top_chunks"):
+            if getattr(q, name) < 1:
+                raise ConfigError(f"{where}: query.{name} must be at least 1")
         return self
 
 
@@ -133,6 +164,10 @@ def _coerce(value: Any, default: Any, where: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false (got {value!r})")
         return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where} must be a number (got {value!r})")
+        return float(value)
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where} must be an integer (got {value!r})")

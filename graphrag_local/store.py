@@ -68,10 +68,30 @@ class Store:
         else:
             self._db.create_table(name, data=data, schema=schema)
 
-    def read(self, name: str) -> list[dict[str, Any]]:
+    def read(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
         if not self.has(name):
             return []
-        return self._db.open_table(name).to_arrow().to_pylist()
+        table = self._db.open_table(name).to_arrow()
+        return (table.select(columns) if columns else table).to_pylist()
+
+    def columns(self, name: str) -> list[str]:
+        return self._db.open_table(name).schema.names if self.has(name) else []
+
+    def nearest(
+        self, name: str, vector: list[float], k: int, columns: list[str]
+    ) -> list[dict[str, Any]]:
+        """The `k` rows of `name` whose `vector` is nearest to `vector` (cosine), best
+        first, each with its `similarity` (1 - cosine distance)."""
+        if not self.has(name) or k <= 0:
+            return []
+        rows = (
+            self._db.open_table(name).search(vector).distance_type("cosine")
+            .select([*columns, "_distance"]).limit(k).to_list()
+        )
+        return [
+            {**{c: r[c] for c in columns}, "similarity": 1.0 - float(r["_distance"])}
+            for r in rows
+        ]
 
     def count(self, name: str) -> int:
         return self._db.open_table(name).count_rows() if self.has(name) else 0

@@ -111,6 +111,19 @@ def report_model(max_findings: int, summary_chars: int, finding_chars: int) -> t
     )
 
 
+@lru_cache(maxsize=64)
+def map_model(refs: tuple[str, ...], max_points: int, point_chars: int) -> type[BaseModel]:
+    """A map reply of global search: points, each with a 0-100 helpfulness score and the
+    ids of the data items it comes from (an enumeration: no invented sources)."""
+    Point = create_model(
+        "Point",
+        description=(str, Field(min_length=1, max_length=point_chars)),
+        score=(_enum(tuple(range(0, 101))), ...),
+        sources=(list[_enum(refs)], Field(min_length=1, max_length=min(3, len(refs)))),
+    )
+    return create_model("MapReply", points=(list[Point], Field(min_length=1, max_length=max_points)))
+
+
 def schema_of(model: type[BaseModel]) -> dict:
     return model.model_json_schema()
 

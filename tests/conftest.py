@@ -5,6 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_local import api
+from graphrag_local.errors import InjectedFailure
+from graphrag_local.schema import OUTPUT_TABLES
+from graphrag_local.store import Store
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "corpus"
 
@@ -53,6 +58,38 @@ def no_network():
     finally:
         socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
         socket.getaddrinfo = real_getaddrinfo
+
+
+@pytest.fixture(scope="session")
+def e2e(tmp_path_factory):
+    base = tmp_path_factory.mktemp("e2e")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GRAPHRAG_LOCAL_HOME", str(base / "home"))
+    docs = copy_corpus(base / "docs")
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02\x03" * 64)
+    (docs / "empty.md").write_text("   \n")
+    (docs / "table.csv").write_text("id,body\n1,no text column here\n")
+    (docs / "cp1252.txt").write_bytes(
+        "Café owner Zoë Marchand supplies the Lantern Festival in Port Aldren.".encode("cp1252")
+    )
+    index = base / "index"
+    out = {"docs": docs, "index": index}
+    with no_network() as attempts:
+        mp.setenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS", "4")
+        with pytest.raises(InjectedFailure):
+            api.build(docs, index)
+        mp.delenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")
+        out["crashed_calls"] = Store(index).read("llm_calls")
+        out["crashed_extractions"] = Store(index).count("extractions")
+        out["summary"] = api.build(docs, index)
+        out["rerun"] = api.build(docs, index)
+        out["network_attempts"] = list(attempts)
+        with pytest.raises(NetworkBlocked):  # and the guard was really on
+            socket.create_connection(("127.0.0.1", 9), timeout=1)
+    out["tables"] = {t: Store(index).read(t) for t in OUTPUT_TABLES}
+    out["calls"] = Store(index).read("llm_calls")
+    yield out
+    mp.undo()
 
 
 def copy_corpus(dest: Path, names=None) -> Path:

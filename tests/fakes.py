@@ -27,7 +27,7 @@ class FakeChatModel:
     def prompt_tokens(self, messages) -> int:
         return sum(self.count_tokens(m["content"]) + 4 for m in messages)
 
-    def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose=""):
+    def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose="", on_text=None):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:
             raise InjectedFailure("fake failure")
         self.asked.append({"messages": [dict(m) for m in messages], "grammar": grammar,
@@ -38,6 +38,14 @@ class FakeChatModel:
             reply = self.default(messages, grammar, purpose)
         else:
             raise AssertionError(f"fake model has no reply queued for a {purpose} call")
+        if on_text is not None:  # stream word by word; the consumer may stop it
+            streamed = ""
+            for piece in reply.split(" "):
+                piece = (" " if streamed else "") + piece
+                streamed += piece
+                if on_text(piece):
+                    break
+            reply = streamed
         self.calls.append(
             CallRecord(purpose, prompt_hash(messages, grammar or ""), self.prompt_tokens(messages),
                        0, self.count_tokens(reply), 0.0, "stop")

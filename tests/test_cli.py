@@ -28,7 +28,7 @@ def test_help_is_instant_in_a_subprocess():
     started = time.perf_counter()
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True)
     assert time.perf_counter() - started < 5
-    for command in ("build", "status", "models", "init", "config"):
+    for command in ("build", "status", "models", "init", "config", "query", "chat", "show"):
         assert command in out.stdout
     # heavy libraries are imported inside commands, not for --help
     probe = subprocess.run(
@@ -131,3 +131,47 @@ def test_missing_model_file_says_where_to_put_it(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHRAG_LOCAL_MODELS_DIR", str(tmp_path / "models"))
     one_line_error(run("build", SAMPLE, "--model", "llama3.2-3b", "--index", tmp_path / "i"), 4,
                    "not found", "Llama-3.2-3B-Instruct-Q4_K_M.gguf", str(tmp_path / "models"))
+
+
+def _fake_index(tmp_path):
+    from conftest import copy_corpus
+    from fakes import FakeChatModel
+    from test_pipeline import make_build, scripted
+
+    from graphrag_local.pipeline import run_build
+
+    run_build(make_build(copy_corpus(tmp_path / "docs"), tmp_path / "idx",
+                         FakeChatModel(default=scripted)))
+    return tmp_path / "idx"
+
+
+def test_query_without_an_index_fails_with_one_line(tmp_path):
+    r = run("query", "What?", "--index", tmp_path / "none")
+    one_line_error(r, 6, "no index at", "graphrag-local build")
+
+
+def test_query_errors_empty_question_unknown_method_and_level(tmp_path):
+    idx = _fake_index(tmp_path)
+    one_line_error(run("query", "  ", "--index", idx), 3, "question is empty")
+    one_line_error(run("query", "Q?", "--method", "magic", "--index", idx), 2, "unknown method")
+    one_line_error(run("query", "Q?", "--level", "9", "--index", idx), 2, "no reports")
+    (idx / "manifest.json").write_text(
+        (idx / "manifest.json").read_text().replace('"complete": true', '"complete": false'))
+    one_line_error(run("query", "Q?", "--index", idx), 6, "unfinished", "resume")
+
+
+def test_show_browses_the_index(tmp_path):
+    idx = _fake_index(tmp_path)
+    tree = json.loads(run("show", "communities", "--index", idx, "--json").output)["tree"]
+    assert tree and all(node["level"] == 0 for node in tree)
+    ents = json.loads(run("show", "entities", "--index", idx, "--json").output)["entities"]
+    name = ents[0]["name"]
+    one = json.loads(run("show", "entities", name.lower(), "--index", idx, "--json").output)
+    assert one["entity"]["name"] == name and one["entity"]["sources"]
+    assert one["entity"]["sources"][0]["path"].endswith((".md", ".txt"))
+    reports = json.loads(run("show", "reports", "--index", idx, "--json").output)["reports"]
+    full = json.loads(run("show", "reports", reports[0]["ref"], "--index", idx, "--json").output)
+    assert full["report"]["content"].startswith("# ")
+    assert run("show", "communities", "--index", idx).exit_code == 0
+    one_line_error(run("show", "entities", "Nobody At All", "--index", idx), 3, "no entity named")
+    one_line_error(run("show", "planets", "--index", idx), 3, "cannot show")

@@ -1,59 +1,25 @@
 """End to end with the real embedded GGUF model through llama.cpp and the real embedder,
-on the sample corpus. One index is built once per session (interrupted on purpose, then
-resumed, with Python's network disabled) and shared by the assertions below; the CLI
-builds for determinism and incremental updates use a two-document corpus."""
+on the sample corpus. One index is built once per session (the `e2e` fixture in
+conftest.py: interrupted on purpose, then resumed, with Python's network disabled) and
+shared by the assertions below and by the query tests; the CLI builds for determinism
+and incremental updates use a two-document corpus."""
 
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import NetworkBlocked, copy_corpus, no_network
+from conftest import copy_corpus
 
-from graphrag_local import api
-from graphrag_local.errors import InjectedFailure
 from graphrag_local.schema import OUTPUT_TABLES
 from graphrag_local.stages.ground import normalise
 from graphrag_local.store import Store
 
 pytestmark = pytest.mark.e2e
 EXE = Path(sys.executable).parent / "graphrag-local"
-
-
-@pytest.fixture(scope="session")
-def e2e(tmp_path_factory):
-    base = tmp_path_factory.mktemp("e2e")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHRAG_LOCAL_HOME", str(base / "home"))
-    docs = copy_corpus(base / "docs")
-    (docs / "binary.txt").write_bytes(b"\x00\x01\x02\x03" * 64)
-    (docs / "empty.md").write_text("   \n")
-    (docs / "table.csv").write_text("id,body\n1,no text column here\n")
-    (docs / "cp1252.txt").write_bytes(
-        "Café owner Zoë Marchand supplies the Lantern Festival in Port Aldren.".encode("cp1252")
-    )
-    index = base / "index"
-    out = {"docs": docs, "index": index}
-    with no_network() as attempts:
-        mp.setenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS", "4")
-        with pytest.raises(InjectedFailure):
-            api.build(docs, index)
-        mp.delenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")
-        out["crashed_calls"] = Store(index).read("llm_calls")
-        out["crashed_extractions"] = Store(index).count("extractions")
-        out["summary"] = api.build(docs, index)
-        out["rerun"] = api.build(docs, index)
-        out["network_attempts"] = list(attempts)
-        with pytest.raises(NetworkBlocked):  # and the guard was really on
-            socket.create_connection(("127.0.0.1", 9), timeout=1)
-    out["tables"] = {t: Store(index).read(t) for t in OUTPUT_TABLES}
-    out["calls"] = Store(index).read("llm_calls")
-    yield out
-    mp.undo()
 
 
 def test_build_produces_a_real_graph(e2e):

@@ -13,6 +13,10 @@ STAGE_VALUES = {
     "extract_claims": {"claim_types", "entities", "text"},
     "summarize_descriptions": {"name", "descriptions"},
     "community_report": {"context", "max_findings"},
+    "global_map": {"max_points", "question", "data"},
+    "global_reduce": {"points", "history", "question"},
+    "local_search": {"context", "history", "question"},
+    "basic_search": {"context", "history", "question"},
 }
 
 
@@ -27,6 +31,12 @@ def test_variable_text_comes_last_for_kv_cache_reuse():
     text = load_prompts().texts["extract_entities"]
     assert text.index("{text}") > text.index("-Example-")
     assert text.rstrip().endswith("Output:")
+
+
+def test_map_prompt_shares_its_prefix_across_map_calls():
+    """Map calls differ only in their data, which comes last: the KV cache keeps the rest."""
+    text = load_prompts().texts["global_map"]
+    assert text.rstrip().endswith("{data}") and text.index("{question}") < text.index("{data}")
 
 
 def test_wrong_placeholders_are_rejected():

@@ -1,0 +1,255 @@
+"""What the search methods share: evidence units and citations, packing by token budget,
+the chat history block, and the final answer, streamed with a guard against loops."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ..llm import CallRecord, ChatModel, OnText
+from ..prompts import Prompts
+from ..schema import Chunk, Claim, Community, Entity, Relationship
+from ..settings import QuerySettings
+
+Count = Callable[[str], int]
+REF = re.compile(r"\b([ERS]\d{1,4})\b")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One piece of evidence the model was given. `ref` is the label it saw (R3, E1, S2)."""
+
+    kind: str  # "report" | "entity" | "relationship" | "claim" | "chunk"
+    ref: str
+    id: str  # the record's id in the index
+    title: str  # report title, entity name, "source -> target", or the chunk's file
+    detail: str = ""  # level, entity type, or the chunk's position
+    score: float = 0.0  # helpfulness 0-100 (global) or similarity 0-1 (local, basic)
+    cited: bool = False  # the answer refers to it by its ref
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of context: its ref, the text the model reads, and what to cite."""
+
+    ref: str
+    text: str
+    citation: Citation
+
+
+@dataclass
+class SearchResult:
+    question: str
+    method: str
+    answer: str
+    level: int | None = None
+    no_answer: bool = False  # the index holds nothing relevant; no answer was invented
+    citations: list[Citation] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)  # every prompt's data, as given
+    context_tokens: int = 0  # tokens of evidence given to the model, over all calls
+    unknown_refs: list[str] = field(default_factory=list)  # refs in the answer not in context
+    timings: dict[str, float] = field(default_factory=dict)
+    calls: list[CallRecord] = field(default_factory=list)
+    stopped_loop: bool = False  # the answer started repeating itself and was cut
+    map_calls: int = 0
+    failed_calls: int = 0  # structured replies still malformed after a retry (skipped)
+
+
+def truncate_tokens(text: str, budget: int, count: Count) -> str:
+    """`text` cut (at a word) to fit `budget` tokens."""
+    if count(text) <= budget:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # longest prefix that fits
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid]) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " …"
+
+
+def pack_batches(texts: list[str], budget: int, count: Count) -> list[list[int]]:
+    """Greedy packing of `texts` (in order) into batches of at most `budget` tokens
+    (each text plus a separating newline); a text too big alone gets a batch of its own
+    (the caller truncates it). Returns the indices of each batch."""
+    batches: list[list[int]] = []
+    used = budget + 1
+    for i, text in enumerate(texts):
+        n = count(text) + 1
+        if used + n > budget:
+            batches.append([])
+            used = 0
+        batches[-1].append(i)
+        used += n
+    return batches
+
+
+def take_within(texts: list[str], budget: int, count: Count) -> int:
+    """How many of `texts`, from the first, fit in `budget` tokens together."""
+    used = 0
+    for i, text in enumerate(texts):
+        used += count(text) + 1
+        if used > budget:
+            return i
+    return len(texts)
+
+
+def history_block(history: list[tuple[str, str]], turns: int, budget: int, count: Count) -> str:
+    """The last `turns` exchanges of a chat, newest kept first when the budget is tight."""
+    lines: list[str] = []
+    for q, a in reversed(history[-turns:] if turns else []):
+        entry = f"User: {q}\nAssistant: {a.strip()}"
+        if count("\n".join([entry, *lines])) > budget:
+            entry = truncate_tokens(entry, max(0, budget - count("\n".join(lines))), count)
+            if len(entry) < 20:
+                break
+        lines.insert(0, entry)
+    return ("\n-Conversation so far-\n" + "\n".join(lines) + "\n") if lines else ""
+
+
+def followup_text(question: str, history: list[tuple[str, str]]) -> str:
+    """A follow-up question with the one before it, for retrieval and map prompts."""
+    return f"{question} (follow-up to: {history[-1][0]})" if history else question
+
+
+class LoopGuard:
+    """Stops a streamed answer once it repeats itself: when its last `window` characters
+    already occur earlier in it. A tiny model otherwise loops until the token cap."""
+
+    def __init__(self, window: int = 60, forward: OnText | None = None):
+        self.window = window
+        self.text = ""
+        self.forward = forward
+        self.looped = False
+        self.first_piece_at: float | None = None
+
+    def __call__(self, piece: str) -> bool:
+        if self.first_piece_at is None:
+            self.first_piece_at = time.perf_counter()
+        self.text += piece
+        if len(self.text) >= 2 * self.window:
+            tail = self.text[-self.window :]
+            if tail.strip() and self.text.find(tail, 0, len(self.text) - self.window) != -1:
+                self.looped = True
+                return True
+        if self.forward is not None:
+            self.forward(piece)
+        return False
+
+    def answer(self) -> str:
+        if not self.looped:
+            return self.text.strip()
+        return self.text[: -self.window].rstrip()
+
+
+def generate_answer(
+    model: ChatModel, prompt: str, max_tokens: int, on_text: OnText | None, purpose: str
+) -> tuple[str, bool, float | None]:
+    """The final answer, streamed to `on_text`; returns (answer, cut for looping, the time
+    its first piece arrived, as perf_counter)."""
+    guard = LoopGuard(forward=on_text)
+    model.complete(
+        [{"role": "user", "content": prompt}], max_tokens=max_tokens, purpose=purpose,
+        on_text=guard,
+    )
+    return guard.answer(), guard.looped, guard.first_piece_at
+
+
+def mark_cited(answer: str, citations: list[Citation]) -> tuple[list[Citation], list[str]]:
+    """Citations with `cited` set where the answer names their ref, and the refs the
+    answer names that were never in the context (a model inventing sources)."""
+    named = set(REF.findall(answer))
+    known = {c.ref for c in citations}
+    marked = [replace(c, cited=c.ref in named) for c in citations]
+    return marked, sorted(named - known, key=lambda r: (r[0], int(r[1:])))
+
+
+def budget_for(model: ChatModel, prompt_without_data: str, reply_tokens: int, cap: int) -> int:
+    """Data tokens a prompt may carry: n_ctx minus the prompt and the reply (and at most
+    `cap` when it is set)."""
+    overhead = model.prompt_tokens([{"role": "user", "content": prompt_without_data}])
+    room = model.n_ctx - overhead - reply_tokens - 8
+    return max(0, min(room, cap) if cap else room)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A community report as search reads it. `ref` (R1, R2, ...) is stable for an index."""
+
+    ref: str
+    id: str
+    level: int
+    title: str
+    summary: str
+    full_content: str
+    rating: float
+    entities: tuple[str, ...]
+
+
+@dataclass
+class IndexData:
+    """The parts of an index search needs, loaded once per session (no vectors)."""
+
+    entities: dict[str, Entity]  # by name
+    relationships: list[Relationship]
+    claims: list[Claim]
+    chunks: dict[str, Chunk]  # by id
+    reports: list[Report]  # ok reports, sorted by (level, id)
+    communities: list[Community]
+
+    def __post_init__(self) -> None:
+        self.community_of: dict[str, list[tuple[int, str]]] = {}  # name -> [(level, id)]
+        for c in sorted(self.communities, key=lambda c: (c.level, c.id)):
+            for name in c.entities:
+                self.community_of.setdefault(name, []).append((c.level, c.id))
+        self.report_by_community = {r.id: r for r in self.reports}
+        self.levels = sorted({r.level for r in self.reports})
+        order = sorted(self.chunks.values(), key=lambda c: (c.path, c.index))
+        self.chunk_ref = {c.id: f"S{i}" for i, c in enumerate(order, 1)}
+
+    def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:
+        return Citation(
+            "chunk", self.chunk_ref[chunk.id], chunk.id, chunk.path,
+            f"chunk {chunk.index + 1}, tokens {chunk.start_token}-{chunk.end_token}", score,
+        )
+
+    def report_citation(self, report: Report, score: float = 0.0) -> Citation:
+        return Citation("report", report.ref, report.id, report.title, f"level {report.level}", score)
+
+
+def answer_from_context(
+    model: ChatModel,
+    prompts: Prompts,
+    prompt_name: str,
+    result: SearchResult,
+    context: str,
+    citations: list[Citation],
+    hist: str,
+    settings: QuerySettings,
+    on_text: OnText | None,
+    started: float,
+    calls_before: int,
+) -> SearchResult:
+    """One answer from one context (local and basic search)."""
+    result.timings["retrieval_seconds"] = round(time.perf_counter() - started, 3)
+    if not citations:
+        result.no_answer = True
+        result.answer = "The index holds nothing to answer from: no entity or text matched."
+    else:
+        result.context = [context]
+        result.context_tokens = model.count_tokens(context)
+        prompt = prompts.render(prompt_name, context=context, history=hist, question=result.question)
+        answer, looped, first_at = generate_answer(
+            model, prompt, settings.answer_max_tokens, on_text, purpose="answer"
+        )
+        result.answer, result.stopped_loop = answer, looped
+        if first_at is not None:
+            result.timings["first_token_seconds"] = round(first_at - started, 3)
+        result.citations, result.unknown_refs = mark_cited(answer, citations)
+    result.calls = list(model.calls[calls_before:])
+    result.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+    return result

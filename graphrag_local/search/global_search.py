@@ -1,0 +1,217 @@
+"""Global search, the paper's method: map-reduce over community reports of one level.
+
+Map: the level's reports, shuffled with a seed, are packed into contexts that fit the
+model's window; each context yields up to a few points, each scored 0-100 for helpfulness
+and tied to the report ids it came from (by grammar: only ids that were in that context).
+Reduce: points scored 0 are dropped, the rest sorted by score and packed into one context,
+and the final answer is streamed from it. If every point scored 0, no answer is invented.
+
+`map_reduce` takes any units; `text_units` makes them from source chunks instead of
+reports: the paper's TS condition (map-reduce over the source texts)."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, replace
+
+from ..llm import ChatModel, OnText
+from ..prompts import Prompts
+from ..settings import QuerySettings
+from ..structured import ask, map_model, max_reply_tokens, schema_of
+from .common import (
+    Citation,
+    IndexData,
+    Report,
+    SearchResult,
+    Unit,
+    budget_for,
+    followup_text,
+    generate_answer,
+    history_block,
+    mark_cited,
+    pack_batches,
+    take_within,
+    truncate_tokens,
+)
+
+NOTHING_RELEVANT = (
+    "The index holds nothing relevant to this question: every point the map step found "
+    "in {n} {what} scored 0 for helpfulness, so no answer was written."
+)
+
+MALFORMED = (
+    "No answer: all {n} map replies were malformed even after a retry, so the index could "
+    "not be searched (the model may be too small for this prompt; try another preset)."
+)
+
+
+@dataclass(frozen=True)
+class Point:
+    description: str
+    score: int
+    sources: tuple[str, ...]
+    batch: int
+
+
+def report_units(reports: list[Report]) -> list[Unit]:
+    return [
+        Unit(r.ref, f"[{r.ref}] {r.full_content}",
+             Citation("report", r.ref, r.id, r.title, f"level {r.level}"))
+        for r in reports
+    ]
+
+
+def text_units(data: IndexData) -> list[Unit]:
+    units = []
+    for chunk in sorted(data.chunks.values(), key=lambda c: (c.path, c.index)):
+        ref = data.chunk_ref[chunk.id]
+        units.append(Unit(ref, f"[{ref}] ({chunk.path}) {chunk.text}", data.chunk_citation(chunk)))
+    return units
+
+
+def shuffled(units: list[Unit], seed: int) -> list[Unit]:
+    """The paper shuffles reports before packing, so no context holds only one region of
+    the graph; seeded, so the same question gets the same contexts."""
+    order = list(units)
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def rank_points(points: list[Point]) -> list[Point]:
+    """Drop points scored 0 and sort the rest by score, best first (stable). A point
+    repeated word for word (small models do this across map calls) is kept once, with
+    its best score and the sources of every copy."""
+    merged: dict[str, Point] = {}
+    for p in sorted((p for p in points if p.score > 0), key=lambda p: -p.score):
+        key = " ".join(p.description.casefold().strip(" .").split())
+        if key in merged:
+            first = merged[key]
+            merged[key] = replace(first, sources=tuple(dict.fromkeys(first.sources + p.sources)))
+        else:
+            merged[key] = p
+    return list(merged.values())
+
+
+def map_reduce(
+    model: ChatModel,
+    prompts: Prompts,
+    question: str,
+    units: list[Unit],
+    *,
+    settings: QuerySettings,
+    seed: int,
+    method: str = "global",
+    level: int | None = None,
+    history: list[tuple[str, str]] | None = None,
+    on_text: OnText | None = None,
+    what: str = "community reports",
+) -> SearchResult:
+    started = time.perf_counter()
+    history = history or []
+    calls_before = len(model.calls)
+    q = settings
+    asked = followup_text(question, history)
+    result = SearchResult(question=question, method=method, answer="", level=level)
+
+    # map
+    longest = max((u.ref for u in units), key=len, default="R1")
+    reply_tokens = max_reply_tokens(
+        schema_of(map_model((longest,) * 3, q.map_max_points, q.map_point_chars))
+    )
+    empty = prompts.render("global_map", max_points=str(q.map_max_points), question=asked, data="")
+    budget = budget_for(model, empty, reply_tokens, q.context_tokens)
+    order = shuffled(units, seed)
+    texts = [truncate_tokens(u.text, budget - 2, model.count_tokens) for u in order]
+    points: list[Point] = []
+    batches = pack_batches(texts, budget, model.count_tokens)
+    result.map_calls = len(batches)
+    for b, batch in enumerate(batches):
+        data = "\n\n".join(texts[i] for i in batch)
+        refs = tuple(order[i].ref for i in batch)
+        prompt = prompts.render(
+            "global_map", max_points=str(q.map_max_points), question=asked, data=data
+        )
+        result.context.append(data)
+        result.context_tokens += model.count_tokens(data)
+        reply = ask(
+            model, [{"role": "user", "content": prompt}],
+            map_model(refs, q.map_max_points, q.map_point_chars), purpose="map",
+        )
+        if reply.value is None:
+            result.failed_calls += 1
+            continue
+        points += [
+            Point(p.description.strip(), int(p.score), tuple(dict.fromkeys(p.sources)), b)
+            for p in reply.value.points
+        ]
+    result.timings["map_seconds"] = round(time.perf_counter() - started, 3)
+
+    # reduce
+    ranked = rank_points(points)
+    by_ref = {u.ref: u for u in units}
+    if not ranked:
+        result.no_answer = True
+        if result.failed_calls and result.failed_calls == result.map_calls:
+            result.answer = MALFORMED.format(n=result.map_calls)
+        else:
+            result.answer = NOTHING_RELEVANT.format(n=len(units), what=what)
+            if result.failed_calls:
+                result.answer += f" ({result.failed_calls} map replies were malformed and skipped.)"
+    else:
+        hist = history_block(history, q.history_turns, 300, model.count_tokens)
+        empty = prompts.render("global_reduce", points="", history=hist, question=question)
+        reduce_budget = budget_for(model, empty, q.answer_max_tokens, q.context_tokens)
+        lines = [
+            f"- (score {p.score}) {p.description} [{', '.join(p.sources)}]" for p in ranked
+        ]
+        kept = max(1, take_within(lines, reduce_budget, model.count_tokens))
+        points_text = "\n".join(
+            truncate_tokens(line, reduce_budget, model.count_tokens) for line in lines[:kept]
+        )
+        result.context.append(points_text)
+        result.context_tokens += model.count_tokens(points_text)
+        prompt = prompts.render("global_reduce", points=points_text, history=hist, question=question)
+        reduce_started = time.perf_counter()
+        answer, looped, first_at = generate_answer(
+            model, prompt, q.answer_max_tokens, on_text, purpose="reduce"
+        )
+        result.answer, result.stopped_loop = answer, looped
+        if first_at is not None:
+            result.timings["first_token_seconds"] = round(first_at - started, 3)
+        result.timings["reduce_seconds"] = round(time.perf_counter() - reduce_started, 3)
+        best: dict[str, int] = {}
+        for p in ranked[:kept]:
+            for ref in p.sources:
+                best[ref] = max(best.get(ref, 0), p.score)
+        cites = [
+            replace(by_ref[ref].citation, score=float(s))
+            for ref, s in sorted(best.items(), key=lambda kv: -kv[1]) if ref in by_ref
+        ]
+        result.citations, result.unknown_refs = mark_cited(answer, cites)
+    result.calls = list(model.calls[calls_before:])
+    result.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def global_search(
+    model: ChatModel,
+    prompts: Prompts,
+    question: str,
+    data: IndexData,
+    level: int,
+    **kwargs,
+) -> SearchResult:
+    reports = [r for r in data.reports if r.level == level]
+    return map_reduce(
+        model, prompts, question, report_units(reports), level=level, method="global", **kwargs
+    )
+
+
+def text_search(
+    model: ChatModel, prompts: Prompts, question: str, data: IndexData, **kwargs
+) -> SearchResult:
+    """The paper's TS condition: map-reduce over every source chunk."""
+    return map_reduce(
+        model, prompts, question, text_units(data), method="ts", what="source chunks", **kwargs
+    )
