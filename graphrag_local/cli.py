@@ -25,6 +25,8 @@ app = typer.Typer(
 )
 models_app = typer.Typer(help="List model presets, or register your own GGUF.")
 app.add_typer(models_app, name="models")
+eval_app = typer.Typer(help="Evaluate offline: questions, answers, judging, extraction, figures.")
+app.add_typer(eval_app, name="eval")
 
 out = Console()
 err = Console(stderr=True)
@@ -329,6 +331,165 @@ def show(
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     _render_show(data)
+
+
+def _command() -> str:
+    return "graphrag-local " + " ".join(
+        a if a and all(ch.isalnum() or ch in "-_./=," for ch in a) else json.dumps(a)
+        for a in sys.argv[1:]
+    )
+
+
+def _log(msg: str) -> None:
+    err.print(f"[dim]{escape(msg)}[/]", highlight=False)
+
+
+@eval_app.command("questions")
+def eval_questions(
+    out_file: Path = typer.Option(..., "--out", "-o", help="Where to write the questions (JSONL)."),
+    index: Path | None = typer.Option(None, "--index", "-i", help="Index whose chunks the model describes."),
+    description: str = typer.Option("", "--description", help="A short description of the corpus."),
+    n: int = typer.Option(3, "--n", help="Personas, tasks per persona and questions per task."),
+    personas: int | None = typer.Option(None, help="Override --n for personas."),
+    tasks: int | None = typer.Option(None, help="Override --n for tasks per persona."),
+    questions: int | None = typer.Option(None, help="Override --n for questions per task."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Generate questions the paper's way: personas -> tasks -> questions about the whole corpus."""
+    from .eval import commands
+
+    try:
+        r = commands.questions(out_file, index=index, description=description,
+                               personas=personas or n, tasks=tasks or n, per_task=questions or n,
+                               model=model, config=config, command=_command(), progress=_log)
+    except GraphragError as exc:
+        _fail(exc)
+    out.print(f"wrote {r['questions']} questions to {r['out']} ({r['llm_calls']} LLM calls)")
+
+
+@eval_app.command("answer")
+def eval_answer(
+    questions_file: Path = typer.Argument(..., help="JSONL, or CSV with a question/question_text column."),
+    index: Path = IndexOpt,
+    conditions: str = typer.Option("C0,basic", "--conditions", help="Comma list: C0, C1, ..., global, local, basic (SS), ts."),
+    out_dir: Path = typer.Option(..., "--out", "-o", help="Run folder (answers.jsonl; resumes)."),
+    limit: int = typer.Option(0, "--limit", help="Only the first N questions."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Answer a question set under each condition; saved as each answer completes."""
+    from .eval import commands
+
+    try:
+        with _progress(quiet=False) as bar:
+            r = commands.answer(questions_file, index, conditions, out_dir, limit=limit,
+                                model=model, config=config, command=_command(),
+                                progress=lambda d, t, what: bar("answers", d, t))
+    except GraphragError as exc:
+        _fail(exc)
+    out.print(f"{r['answers']} answers in {r['out']}")
+
+
+@eval_app.command("judge")
+def eval_judge(
+    answers_dir: Path = typer.Argument(..., help="A folder made by `eval answer`."),
+    out_dir: Path = typer.Option(..., "--out", "-o", help="Where to write judgments, tables and the PNG."),
+    judge: str | None = typer.Option(None, "--judge", help="Judge model preset (default: the default preset)."),
+    criteria: str = typer.Option("", "--criteria", help="Comma list (default: all four)."),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Pairwise LLM-as-judge in both orders: win rates, intervals, judge consistency, heatmap."""
+    from .eval import commands
+    from .eval.judge import markdown_table
+
+    try:
+        with _progress(quiet=False) as bar:
+            r = commands.judge(answers_dir, out_dir, judge_model=judge, criteria=criteria,
+                               config=config, command=_command(),
+                               progress=lambda d, t: bar("judge", d, t))
+    except GraphragError as exc:
+        _fail(exc)
+    out.print(markdown_table(r["rows"]))
+    out.print(r["verdict"])
+    out.print(f"{r['judgments']} judgments in {r['out']}" + (f"; figure {r['png']}" if r["png"] else
+              "; no figure (install matplotlib: pip install 'graphrag-local[eval]')"))
+
+
+@eval_app.command("extraction")
+def eval_extraction(
+    gold_file: Path = typer.Argument(..., help="Re-DocRED JSON, e.g. ../shared/data/re_docred/dev_revised.json"),
+    limit: int = typer.Option(12, "--limit", help="First N documents."),
+    model: str | None = ModelOpt,
+    gleanings: int | None = typer.Option(None, "--gleanings", help="Gleaning rounds (default: settings)."),
+    no_grounding: bool = typer.Option(False, "--no-grounding", help="Keep ungrounded records."),
+    names: str | None = typer.Option(None, "--names", help='"spans" or "free" (default: the preset\'s).'),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write extraction.json here."),
+    config: Path | None = ConfigOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Entity and relationship precision/recall of the extraction stage against gold data."""
+    from .eval import commands
+
+    try:
+        r = commands.extraction(gold_file, limit=limit, model=model, gleanings=gleanings,
+                                grounding=not no_grounding, names=names, out=out_dir,
+                                config=config, command=_command(), progress=_log)
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    out.print(
+        f"{r['model']} ({r['names']}, {r['gleanings']} gleanings, grounding "
+        f"{'on' if r['grounding'] else 'off'}) on {r['docs']} documents: entities P {r['precision']:.3f} "
+        f"R {r['recall']:.3f} F1 {r['f1']:.3f}; relationships P {r['rel_precision']:.3f} "
+        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed"
+    )
+
+
+@eval_app.command("chunking")
+def eval_chunking(
+    text_file: Path = typer.Argument(..., help="A text file, e.g. ../shared/data/christmas_carol/a_christmas_carol.txt"),
+    out_dir: Path = typer.Option(..., "--out", "-o"),
+    tokens: int = typer.Option(12000, "--tokens", help="First N cl100k tokens of the file."),
+    sizes: str = typer.Option("600,1200,2400", "--sizes", help="Chunk sizes (tokens)."),
+    gleanings: int = typer.Option(3, "--gleanings", help="Up to this many gleaning rounds."),
+    n_ctx: int = typer.Option(0, "--n-ctx", help="Model context for large chunks (0: the preset's)."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """The paper's Figure 2: entity references vs chunk size x gleanings (table and PNG)."""
+    from .eval import commands
+
+    try:
+        r = commands.chunking(text_file, out_dir, tokens=tokens, sizes=sizes, gleanings=gleanings,
+                              model=model, n_ctx=n_ctx, config=config, command=_command(),
+                              progress=_log)
+    except GraphragError as exc:
+        _fail(exc)
+    for row in r["rows"]:
+        out.print(f"chunk size {row['chunk_size']:>5}  gleanings {row['gleanings']}  "
+                  f"entity references {row['entity_references']}")
+    out.print(f"written to {r['out']}" + (f"; figure {r['png']}" if r["png"] else ""))
+
+
+@eval_app.command("report")
+def eval_report(
+    run_dirs: list[Path] = typer.Argument(..., help="Run folders from eval answer/judge/extraction/chunking."),
+    out_file: Path | None = typer.Option(None, "--out", "-o", help="Markdown file (default: print)."),
+) -> None:
+    """One markdown summary of evaluation runs, with their tables, figures and commands."""
+    from .eval.report import build_report
+
+    missing = [d for d in run_dirs if not d.is_dir()]
+    if missing:
+        _fail(GraphragError(f"no run folder at {missing[0]}"))
+    text = build_report(run_dirs, out_file)
+    if out_file is None:
+        print(text)
+    else:
+        out.print(f"wrote {out_file}")
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -24,7 +24,8 @@ BUILD_PROMPTS = (
     "community_report",
 )
 QUERY_PROMPTS = ("global_map", "global_reduce", "local_search", "basic_search")
-PROMPT_NAMES = BUILD_PROMPTS + QUERY_PROMPTS
+EVAL_PROMPTS = ("eval_describe", "eval_personas", "eval_tasks", "eval_questions", "eval_judge")
+PROMPT_NAMES = BUILD_PROMPTS + QUERY_PROMPTS + EVAL_PROMPTS
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from graphrag_local.evaluation import (
+from graphrag_local.eval.extraction import (
     Score,
     first_round_records,
     gold_doc,

@@ -24,10 +24,13 @@ def test_wheel_ships_and_finds_presets_and_prompts(tmp_path):
         z.extractall(site)
     assert "graphrag_local/data/models.toml" in names
     assert "graphrag_local/data/prompts/extract_entities.txt" in names
+    for module in ("search/global_search.py", "eval/judge.py", "query.py", "stages/extract.py"):
+        assert f"graphrag_local/{module}" in names, module
     probe = (
         "from graphrag_local import resources, prompts, presets; "
         f"assert str(resources.data_dir()).startswith({str(site)!r}); "
-        "prompts.load_prompts(); print(sorted(presets.load_presets()[0]))"
+        "prompts.load_prompts(); import graphrag_local.cli, graphrag_local.query; "
+        "print(sorted(presets.load_presets()[0]))"
     )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                          text=True, cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin"})

@@ -17,6 +17,11 @@ STAGE_VALUES = {
     "global_reduce": {"points", "history", "question"},
     "local_search": {"context", "history", "question"},
     "basic_search": {"context", "history", "question"},
+    "eval_describe": {"excerpts"},
+    "eval_personas": {"description", "n"},
+    "eval_tasks": {"description", "persona", "n"},
+    "eval_questions": {"description", "persona", "task", "n"},
+    "eval_judge": {"criterion", "definition", "question", "answer_a", "answer_b"},
 }
 
 

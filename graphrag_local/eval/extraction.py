@@ -1,8 +1,10 @@
-"""Entity-extraction quality against gold data (Re-DocRED), for scripts/eval_extraction.py.
+"""Extraction quality against gold data (Re-DocRED), for `graphrag-local eval extraction`
+and scripts/eval_extraction.py.
 
-Pure helpers, no model: read Re-DocRED documents into text and gold entity names,
-rebuild the first extraction round's records from its raw reply, and score predicted
-entity names (precision, recall, F1, micro-averaged over documents)."""
+Read Re-DocRED documents into text, gold entity names and gold related pairs; rebuild
+the first extraction round's records from its raw reply; score predicted entity names and
+relationships (precision, recall, F1, micro-averaged over documents). A relationship is
+correct when its two ends name two gold entities that the gold relates (either way)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from .schema import EntityRecord, RelationshipRecord
-from .stages.ground import normalise
+from ..schema import EntityRecord, RelationshipRecord
+from ..stages.ground import normalise
 
 # no space before these tokens; no space after the opening ones
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'", "'s", "'S", "n't",
@@ -28,6 +30,7 @@ class GoldDoc:
     # one tuple per gold entity (vertexSet entry): the normalised names of its mentions
     entities: tuple[frozenset[str], ...]
     types: tuple[str, ...]  # the type of each gold entity (its first mention's)
+    pairs: frozenset[frozenset[int]] = frozenset()  # gold entity pairs with a relation
 
 
 def detokenise(tokens: list[str]) -> str:
@@ -82,7 +85,11 @@ def gold_doc(docs: list[dict], index: int) -> GoldDoc:
         names = frozenset(k for k in (normalise(m["name"]) for m in vertex) if k)
         entities.append(names)
         types.append(vertex[0].get("type", "") if vertex else "")
-    return GoldDoc(index, d.get("title", ""), doc_text(d["sents"]), tuple(entities), tuple(types))
+    pairs = frozenset(
+        frozenset((lab["h"], lab["t"])) for lab in d.get("labels", []) if lab["h"] != lab["t"]
+    )
+    return GoldDoc(index, d.get("title", ""), doc_text(d["sents"]), tuple(entities),
+                   tuple(types), pairs)
 
 
 def first_round_records(
@@ -127,6 +134,10 @@ class Score:
     found: int = 0  # gold entities with at least one mention name predicted
     gold_typed: int = 0  # gold entities of the extracted kinds (PER/ORG/LOC)
     found_typed: int = 0
+    rel_predicted: int = 0  # distinct predicted (unordered) name pairs
+    rel_correct: int = 0  # of those, naming two gold entities the gold relates
+    rel_gold: int = 0  # gold related pairs
+    rel_found: int = 0  # gold related pairs some predicted relationship names
     failures: int = 0  # documents whose extraction failed or crashed
     llm_calls: int = 0
     seconds: float = 0.0
@@ -144,6 +155,32 @@ class Score:
             if t in typed:
                 self.gold_typed += 1
                 self.found_typed += hit
+
+    def add_relationships(self, gold: GoldDoc, pairs: list[tuple[str, str]]) -> None:
+        """Score predicted relationships (source, target names) against the gold pairs."""
+        def ids(name: str) -> set[int]:
+            k = normalise(name)
+            return {i for i, names in enumerate(gold.entities) if k in names}
+
+        predicted = {frozenset((normalise(a), normalise(b))) for a, b in pairs
+                     if normalise(a) and normalise(b) and normalise(a) != normalise(b)}
+        found: set[frozenset[int]] = set()
+        for pair in predicted:
+            a, b = (list(pair) * 2)[:2]
+            hits = {frozenset((i, j)) for i in ids(a) for j in ids(b) if i != j} & gold.pairs
+            self.rel_correct += bool(hits)
+            found |= hits
+        self.rel_predicted += len(predicted)
+        self.rel_gold += len(gold.pairs)
+        self.rel_found += len(found)
+
+    @property
+    def rel_precision(self) -> float:
+        return self.rel_correct / self.rel_predicted if self.rel_predicted else 0.0
+
+    @property
+    def rel_recall(self) -> float:
+        return self.rel_found / self.rel_gold if self.rel_gold else 0.0
 
     @property
     def precision(self) -> float:
@@ -175,7 +212,41 @@ class Score:
             "predicted": self.predicted,
             "gold_found": self.found,
             "gold": self.gold,
+            "rel_precision": round(self.rel_precision, 4),
+            "rel_recall": round(self.rel_recall, 4),
+            "rel_predicted": self.rel_predicted,
+            "rel_gold": self.rel_gold,
             "failures": self.failures,
             "llm_calls_per_doc": round(self.llm_calls / d, 2),
             "seconds_per_doc": round(self.seconds / d, 2),
         }
+
+
+def evaluate(model, prompts, golds: list[GoldDoc], opts, progress=lambda msg: None) -> dict:
+    """Run the extraction stage (`opts`: gleanings, grounding, names) on each gold document
+    as one chunk and score its final entities and relationships."""
+    import time
+
+    from ..schema import Chunk
+    from ..stages.extract import extract_chunk
+
+    score = Score()
+    for gold in golds:
+        chunk = Chunk(f"docred-{gold.index}", f"docred-{gold.index}", gold.title, 0, 0, 0,
+                      model.count_tokens(gold.text), gold.text)
+        before, started = len(model.calls), time.perf_counter()
+        try:
+            result = extract_chunk(model, prompts, chunk, opts, key=chunk.id)
+            ok = result.status == "ok"
+        except Exception as exc:  # noqa: BLE001 - a crash on one document is a finding
+            result, ok = None, False
+            progress(f"doc {gold.index}: {type(exc).__name__}: {exc}")
+        ents = list(result.entities) if result else []
+        rels = list(result.relationships) if result else []
+        score.add(gold, [e.name for e in ents])
+        score.add_relationships(gold, [(r.source, r.target) for r in rels])
+        score.failures += not ok
+        score.llm_calls += len(model.calls) - before
+        score.seconds += time.perf_counter() - started
+        progress(f"doc {gold.index}: {len(ents)} entities, {len(rels)} relationships")
+    return score.row()

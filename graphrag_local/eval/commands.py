@@ -1,0 +1,183 @@
+"""The `graphrag-local eval` commands as library functions: each resolves settings and
+models, runs one step of the evaluation and writes its results (and a meta.json naming
+the command that made them) into an output folder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .. import api
+from ..errors import ConfigError, InputError
+from ..llm import load_chat_model
+from ..prompts import load_prompts
+from .answers import answer_questions, parse_conditions
+from .judge import CRITERIA, heatmap, judge_verdict, run_judge, win_rates
+from .questions import describe_corpus, generate_questions, load_questions, save_jsonl
+
+
+def _write_meta(out: Path, **meta: Any) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "meta.json"
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    path.write_text(json.dumps({**old, **{k: v for k, v in meta.items() if v}}, indent=2),
+                    encoding="utf-8")
+
+
+def _model(preset_name: str | None, config: Path | None = None, n_ctx: int = 0):
+    settings = api.resolve_settings(config, preset_name)
+    info = api.model_info(settings)
+    preset = replace(info.preset, n_ctx=n_ctx) if n_ctx else info.preset
+    return load_chat_model(preset, info.path, settings.seed), settings
+
+
+def questions(
+    out: Path, *, index: Path | None = None, description: str = "", personas: int = 3,
+    tasks: int = 3, per_task: int = 3, model: str | None = None, config: Path | None = None,
+    command: str = "", progress=lambda msg: None,
+) -> dict:
+    """Generate a question set (JSONL at `out`)."""
+    if not description and index is None:
+        raise InputError("give --description, or --index so the model can describe the corpus")
+    if index is not None:
+        session = api.open_session(index, config=config, model=model)
+        chat, seed = session.model, session.settings.seed
+        texts = [c.text for c in session.data.chunks.values()]
+    else:
+        session = None
+        chat, settings = _model(model, config)
+        seed, texts = settings.seed, []
+    try:
+        prompts = load_prompts(api._prompts_dir(config))
+        if not description:
+            description = describe_corpus(chat, prompts, texts, seed)
+            progress(f"description: {description}")
+        rows = generate_questions(chat, prompts, description, personas=personas, tasks=tasks,
+                                  questions=per_task, progress=progress)
+        calls = len(chat.calls)
+    finally:
+        (session or chat).close()
+    save_jsonl(out, rows)
+    return {"questions": len(rows), "out": str(out), "description": description,
+            "llm_calls": calls, "command": command}
+
+
+def answer(
+    questions_file: Path, index: Path, conditions: str, out: Path, *, limit: int = 0,
+    model: str | None = None, config: Path | None = None, command: str = "",
+    progress=lambda done, total, what: None,
+) -> dict:
+    qs = load_questions(questions_file)
+    if limit:
+        qs = qs[:limit]
+    session = api.open_session(index, config=config, model=model)
+    try:
+        conds = parse_conditions(conditions, session.data.levels)
+        _write_meta(out, title=f"Answers: {', '.join(c[0] for c in conds)}", command=command,
+                    index=str(index), questions=f"{len(qs)} from {questions_file}",
+                    model=session.settings.model or "")
+        rows = answer_questions(session, qs, conds, out, progress)
+        _write_meta(out, model=session.model.name)
+    finally:
+        session.close()
+    return {"answers": len(rows), "out": str(out)}
+
+
+def judge(
+    answers_dir: Path, out: Path, *, judge_model: str | None = None, criteria: str = "",
+    config: Path | None = None, command: str = "", progress=lambda done, total: None,
+) -> dict:
+    from .answers import read_answers
+
+    answers = read_answers(answers_dir)
+    if not answers:
+        raise InputError(f"{answers_dir}: no answers.jsonl with answers; run `eval answer` first")
+    wanted = [c.strip() for c in criteria.split(",") if c.strip()] or list(CRITERIA)
+    unknown = [c for c in wanted if c not in CRITERIA]
+    if unknown:
+        raise ConfigError(f"unknown criteria {unknown}; choose from {', '.join(CRITERIA)}")
+    if len({a["condition"] for a in answers}) < 2:
+        raise InputError(f"{answers_dir}: answers of at least two conditions are needed to judge")
+    chat, _settings = _model(judge_model, config)
+    try:
+        judgments = run_judge(chat, load_prompts(api._prompts_dir(config)), answers, out,
+                              wanted, progress=progress)
+        judge_name = chat.name
+    finally:
+        chat.close()
+    rows = win_rates(judgments)
+    (out / "winrates.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    png = heatmap(rows, out / "winrates.png")
+    answers_meta = json.loads((answers_dir / "meta.json").read_text()) if (answers_dir / "meta.json").is_file() else {}
+    _write_meta(out, title=f"Judged: {answers_meta.get('title', answers_dir.name)}",
+                command="\n".join(filter(None, [answers_meta.get("command"), command])),
+                judge=judge_name, model=answers_meta.get("model", ""),
+                questions=answers_meta.get("questions", ""))
+    # the judge folder also carries the answers' Table 3, when judged in place or copied
+    if out.resolve() != answers_dir.resolve() and not (out / "answers.jsonl").exists():
+        (out / "answers.jsonl").write_text((answers_dir / "answers.jsonl").read_text())
+    return {"judgments": len(judgments), "rows": rows, "png": str(png) if png else "",
+            "verdict": judge_verdict(rows), "out": str(out)}
+
+
+def extraction(
+    gold_file: Path, *, limit: int = 12, model: str | None = None, gleanings: int | None = None,
+    grounding: bool = True, names: str | None = None, out: Path | None = None,
+    config: Path | None = None, command: str = "", progress=lambda msg: None,
+) -> dict:
+    from ..pipeline import extract_options
+    from .extraction import evaluate, gold_doc, load_docred, select
+
+    if not gold_file.is_file():
+        raise InputError(f"{gold_file}: no such gold file")
+    try:
+        docs = load_docred(gold_file)
+        golds = [gold_doc(docs, i) for i in select(docs, limit)]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{gold_file}: not Re-DocRED data ({exc})") from None
+    chat, settings = _model(model, config)
+    opts = extract_options(settings, chat.preset)
+    opts = replace(opts, grounding=grounding,
+                   max_gleanings=opts.max_gleanings if gleanings is None else gleanings,
+                   names=names or opts.names)
+    try:
+        row = evaluate(chat, load_prompts(api._prompts_dir(config)), golds, opts, progress)
+    finally:
+        chat.close()
+    row = {"model": chat.name, "names": opts.names, "gleanings": opts.max_gleanings,
+           "grounding": grounding, **row}
+    if out:
+        _write_meta(out, title=f"Extraction: {chat.name}, {len(golds)} Re-DocRED documents",
+                    command=command, model=chat.name)
+        (out / "extraction.json").write_text(json.dumps(row, indent=2), encoding="utf-8")
+    return row
+
+
+def chunking(
+    text_file: Path, out: Path, *, tokens: int = 12000, sizes: str = "600,1200,2400",
+    gleanings: int = 3, model: str | None = None, n_ctx: int = 0, config: Path | None = None,
+    command: str = "", progress=lambda msg: None,
+) -> dict:
+    from ..pipeline import extract_options
+    from ..tokenizer import corpus_encoding
+    from .chunking import entity_references, figure
+
+    if not text_file.is_file():
+        raise InputError(f"{text_file}: no such text file")
+    enc = corpus_encoding()
+    text = enc.decode(enc.encode(text_file.read_text(encoding="utf-8", errors="replace"))[:tokens])
+    size_list = [int(s) for s in sizes.split(",") if s.strip()]
+    chat, settings = _model(model, config, n_ctx)
+    try:
+        rows = entity_references(chat, load_prompts(api._prompts_dir(config)), text, enc,
+                                 size_list, gleanings, extract_options(settings, chat.preset),
+                                 progress)
+    finally:
+        chat.close()
+    _write_meta(out, title=f"Figure 2: {text_file.name}, first {tokens} tokens",
+                command=command, model=chat.name)
+    (out / "chunking.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    png = figure(rows, out / "chunking.png")
+    return {"rows": rows, "png": str(png) if png else "", "out": str(out)}
