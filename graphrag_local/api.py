@@ -19,7 +19,7 @@ from .pipeline import (
     extract_options,
     run_build,
 )
-from .prompts import load_prompts
+from .prompts import Prompts, load_prompts
 from .schema import OUTPUT_TABLES
 from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
 
@@ -36,12 +36,13 @@ def resolve_settings(config: Path | None = None, model: str | None = None) -> Se
     return load_settings(_config_path(config), model=model)
 
 
-def _prompts_dir(config: Path | None) -> Path | None:
-    """A `prompts/` folder beside the config file overrides the packaged prompts."""
+def project_prompts(config: Path | None = None) -> Prompts:
+    """The packaged prompts, overridden file by file by a `prompts/` folder beside the
+    config file."""
     config = _config_path(config)
     if config is not None and (config.parent / "prompts").is_dir():
-        return config.parent / "prompts"
-    return None
+        return load_prompts(config.parent / "prompts")
+    return load_prompts()
 
 
 def model_info(settings: Settings) -> ModelInfo:
@@ -70,7 +71,7 @@ def build(
         docs_dir=docs_dir,
         settings=settings,
         store=Store(index_dir, create=True),
-        prompts=load_prompts(_prompts_dir(config)),
+        prompts=project_prompts(config),
         model_info=info,
         get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
@@ -94,7 +95,7 @@ def dry_run(
 
     settings = resolve_settings(config, model)
     info = model_info(settings)
-    prompts = load_prompts(_prompts_dir(config))
+    prompts = project_prompts(config)
     docs, warnings = load_documents(
         docs_dir, settings.input.extensions, settings.input.csv_text_column
     )
@@ -142,8 +143,10 @@ def dry_run(
 def open_session(
     index_dir: Path, *, config: Path | None = None, model: str | None = None
 ):
-    """A question-answering session over a built index (see `query.Session`). The model
-    is the one that built the index unless `model` (or the config file) names another."""
+    """A question-answering session over a built index: `open_session(...).ask(question,
+    method=...)` answers (see `query.Session`; `query.result_dict` makes it plain data).
+    The model is the one that built the index unless `model` (or the config file) names
+    another."""
     from .embed import MiniLMEmbedder
     from .llm import load_chat_model
     from .query import Session, open_index
@@ -157,31 +160,10 @@ def open_session(
             settings = resolve_settings(config, built_with)
     info = model_info(settings)
     return Session(
-        index_dir, settings, load_prompts(_prompts_dir(config)),
+        index_dir, settings, project_prompts(config),
         get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
     )
-
-
-def query(
-    question: str,
-    index_dir: Path,
-    *,
-    method: str = "global",
-    level: str | int | None = None,
-    config: Path | None = None,
-    model: str | None = None,
-    on_text=None,
-) -> dict[str, Any]:
-    """Answer one question; returns the result as plain data (see `query.result_dict`)."""
-    from .query import result_dict
-
-    session = open_session(index_dir, config=config, model=model)
-    try:
-        result = session.ask(question, method=method, level=level, on_text=on_text)
-        return result_dict(result, session.model.name)
-    finally:
-        session.close()
 
 
 def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -> dict[str, Any]:

@@ -5,7 +5,6 @@ session, so the model is loaded once per process."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -18,7 +17,7 @@ from .llm import ChatModel, OnText
 from .prompts import Prompts
 from .schema import Chunk, Claim, Community, Entity, Relationship
 from .search.basic_search import basic_search
-from .search.common import IndexData, Report, SearchResult, followup_text
+from .search.common import IndexData, Report, SearchResult, budget_for, followup_text
 from .search.global_search import global_search, text_search
 from .search.local_search import local_search
 from .settings import Settings
@@ -100,6 +99,7 @@ class Session:
         self._get_model, self._get_embedder = get_model, get_embedder
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
+        self._tokens_by_level: dict[int, int] = {}
 
     @property
     def model(self) -> ChatModel:
@@ -136,17 +136,22 @@ class Session:
                     f"{', '.join(map(str, levels))} (or \"auto\")"
                 )
             return int(level)
-        from .search.common import budget_for
-
         q = self.settings.query
         empty = self.prompts.render("global_map", max_points=str(q.map_max_points), question="", data="")
         budget = budget_for(self.model, empty, 600, q.context_tokens)
         for lv in reversed(levels):
-            tokens = sum(self.model.count_tokens(r.full_content) + 4
-                         for r in self.data.reports if r.level == lv)
-            if tokens <= q.max_map_calls * budget:
+            if self._level_tokens(lv) <= q.max_map_calls * budget:
                 return lv
         return levels[0]
+
+    def _level_tokens(self, level: int) -> int:
+        """Tokens of a level's reports, counted once per session."""
+        if level not in self._tokens_by_level:
+            self._tokens_by_level[level] = sum(
+                self.model.count_tokens(r.full_content) + 4
+                for r in self.data.reports if r.level == level
+            )
+        return self._tokens_by_level[level]
 
     # -- asking -------------------------------------------------------------------------
     def ask(
@@ -212,6 +217,3 @@ def result_dict(result: SearchResult, model_name: str = "") -> dict[str, Any]:
         "model": model_name,
     }
 
-
-def dumps(result: SearchResult, model_name: str = "") -> str:
-    return json.dumps(result_dict(result, model_name), indent=2, ensure_ascii=False)

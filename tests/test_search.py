@@ -1,5 +1,5 @@
 """Search logic with a scripted fake model: packing, seeded shuffling, score filtering
-and ordering, citations, the loop guard, and the sessions's errors. The real model
+and ordering, citations, the loop guard, and the session's errors. The real model
 answers in test_e2e."""
 
 import json
@@ -299,8 +299,8 @@ def test_auto_level_picks_the_most_detailed_level_that_fits():
     model = FakeChatModel(n_ctx=2000)
     reports = [_report(1, 0, 20)] + [_report(i, 1, 600) for i in range(2, 12)]
     s = object.__new__(Session)
-    s.data, s.settings, s.prompts, s._model, s.index_dir = (
-        _data(reports), Settings(), PROMPTS, model, Path("x"))
+    s.data, s.settings, s.prompts, s._model, s.index_dir, s._tokens_by_level = (
+        _data(reports), Settings(), PROMPTS, model, Path("x"), {})
     assert s.resolve_level("auto") == 0  # level 1 needs more than max_map_calls contexts
     s.settings = Settings(query=QuerySettings(max_map_calls=50))
     assert s.resolve_level("auto") == 1

@@ -12,7 +12,6 @@ from typing import Any
 from .. import api
 from ..errors import ConfigError, InputError
 from ..llm import load_chat_model
-from ..prompts import load_prompts
 from .answers import answer_questions, parse_conditions
 from .judge import CRITERIA, heatmap, judge_verdict, run_judge, win_rates
 from .questions import describe_corpus, generate_questions, load_questions, save_jsonl
@@ -50,7 +49,7 @@ def questions(
         chat, settings = _model(model, config)
         seed, texts = settings.seed, []
     try:
-        prompts = load_prompts(api._prompts_dir(config))
+        prompts = api.project_prompts(config)
         if not description:
             description = describe_corpus(chat, prompts, texts, seed)
             progress(f"description: {description}")
@@ -102,7 +101,7 @@ def judge(
         raise InputError(f"{answers_dir}: answers of at least two conditions are needed to judge")
     chat, _settings = _model(judge_model, config)
     try:
-        judgments = run_judge(chat, load_prompts(api._prompts_dir(config)), answers, out,
+        judgments = run_judge(chat, api.project_prompts(config), answers, out,
                               wanted, progress=progress)
         judge_name = chat.name
     finally:
@@ -143,7 +142,7 @@ def extraction(
                    max_gleanings=opts.max_gleanings if gleanings is None else gleanings,
                    names=names or opts.names)
     try:
-        row = evaluate(chat, load_prompts(api._prompts_dir(config)), golds, opts, progress)
+        row = evaluate(chat, api.project_prompts(config), golds, opts, progress)
     finally:
         chat.close()
     row = {"model": chat.name, "names": opts.names, "gleanings": opts.max_gleanings,
@@ -171,7 +170,7 @@ def chunking(
     size_list = [int(s) for s in sizes.split(",") if s.strip()]
     chat, settings = _model(model, config, n_ctx)
     try:
-        rows = entity_references(chat, load_prompts(api._prompts_dir(config)), text, enc,
+        rows = entity_references(chat, api.project_prompts(config), text, enc,
                                  size_list, gleanings, extract_options(settings, chat.preset),
                                  progress)
     finally:

@@ -4,20 +4,15 @@ the graph-based methods; it sees only what resembles the question."""
 
 from __future__ import annotations
 
-import time
-
-from ..llm import ChatModel, OnText
+from ..llm import ChatModel
 from ..prompts import Prompts
 from ..schema import Chunk
-from ..settings import QuerySettings
 from .common import (
     Citation,
     Count,
     IndexData,
     SearchResult,
     answer_from_context,
-    budget_for,
-    history_block,
     truncate_tokens,
 )
 
@@ -47,20 +42,10 @@ def basic_search(
     question: str,
     data: IndexData,
     hits: list[tuple[Chunk, float]],
-    *,
-    settings: QuerySettings,
-    history: list[tuple[str, str]] | None = None,
-    on_text: OnText | None = None,
-    started: float | None = None,
+    **kwargs,
 ) -> SearchResult:
-    started = started or time.perf_counter()
-    calls_before = len(model.calls)
-    result = SearchResult(question=question, method="basic", answer="")
-    hist = history_block(history or [], settings.history_turns, 300, model.count_tokens)
-    empty = prompts.render("basic_search", context="", history=hist, question=question)
-    budget = budget_for(model, empty, settings.answer_max_tokens, settings.context_tokens)
-    context, citations = basic_context(hits, data, budget, model.count_tokens)
+    """Answer from the chunks in `hits`; kwargs as `common.answer_from_context`."""
     return answer_from_context(
-        model, prompts, "basic_search", result, context, citations, hist, settings,
-        on_text, started, calls_before,
+        model, prompts, "basic_search", "basic", question,
+        lambda budget: basic_context(hits, data, budget, model.count_tokens), **kwargs,
     )

@@ -225,16 +225,25 @@ def answer_from_context(
     model: ChatModel,
     prompts: Prompts,
     prompt_name: str,
-    result: SearchResult,
-    context: str,
-    citations: list[Citation],
-    hist: str,
+    method: str,
+    question: str,
+    make_context: Callable[[int], tuple[str, list[Citation]]],
+    *,
     settings: QuerySettings,
-    on_text: OnText | None,
-    started: float,
-    calls_before: int,
+    history: list[tuple[str, str]] | None = None,
+    on_text: OnText | None = None,
+    started: float | None = None,
 ) -> SearchResult:
-    """One answer from one context (local and basic search)."""
+    """One answer from one context (local and basic search): the budget is what n_ctx
+    leaves after the prompt (with the chat history) and the answer; `make_context` fills
+    it and says what it cited."""
+    started = started or time.perf_counter()
+    calls_before = len(model.calls)
+    result = SearchResult(question=question, method=method, answer="")
+    hist = history_block(history or [], settings.history_turns, 300, model.count_tokens)
+    empty = prompts.render(prompt_name, context="", history=hist, question=question)
+    budget = budget_for(model, empty, settings.answer_max_tokens, settings.context_tokens)
+    context, citations = make_context(budget)
     result.timings["retrieval_seconds"] = round(time.perf_counter() - started, 3)
     if not citations:
         result.no_answer = True
@@ -242,7 +251,7 @@ def answer_from_context(
     else:
         result.context = [context]
         result.context_tokens = model.count_tokens(context)
-        prompt = prompts.render(prompt_name, context=context, history=hist, question=result.question)
+        prompt = prompts.render(prompt_name, context=context, history=hist, question=question)
         answer, looped, first_at = generate_answer(
             model, prompt, settings.answer_max_tokens, on_text, purpose="answer"
         )

@@ -5,9 +5,7 @@ budget. Answers questions about specific things; global search answers the whole
 
 from __future__ import annotations
 
-import time
-
-from ..llm import ChatModel, OnText
+from ..llm import ChatModel
 from ..prompts import Prompts
 from ..schema import Entity
 from ..settings import QuerySettings
@@ -17,8 +15,6 @@ from .common import (
     IndexData,
     SearchResult,
     answer_from_context,
-    budget_for,
-    history_block,
     take_within,
     truncate_tokens,
 )
@@ -116,21 +112,11 @@ def local_search(
     question: str,
     data: IndexData,
     hits: list[tuple[Entity, float]],
-    *,
-    settings: QuerySettings,
-    history: list[tuple[str, str]] | None = None,
-    on_text: OnText | None = None,
-    started: float | None = None,
+    **kwargs,
 ) -> SearchResult:
-    started = started or time.perf_counter()
-    calls_before = len(model.calls)
-    history = history or []
-    result = SearchResult(question=question, method="local", answer="")
-    hist = history_block(history, settings.history_turns, 300, model.count_tokens)
-    empty = prompts.render("local_search", context="", history=hist, question=question)
-    budget = budget_for(model, empty, settings.answer_max_tokens, settings.context_tokens)
-    context, citations = local_context(hits, data, budget, settings, model.count_tokens)
+    """Answer from the graph around `hits`; kwargs as `common.answer_from_context`."""
+    settings = kwargs["settings"]
     return answer_from_context(
-        model, prompts, "local_search", result, context, citations, hist, settings,
-        on_text, started, calls_before,
+        model, prompts, "local_search", "local", question,
+        lambda budget: local_context(hits, data, budget, settings, model.count_tokens), **kwargs,
     )
