@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -102,16 +103,17 @@ class LlamaChatModel:
             threads = self.n_threads or int(
                 os.environ.get("GRAPHRAG_LOCAL_THREADS") or os.cpu_count() or 1
             )
-            self._llm = llama_cpp.Llama(
-                model_path=str(self.path),
-                n_ctx=self.preset.n_ctx,
-                n_gpu_layers=n_gpu,
-                n_threads=threads,
-                n_threads_batch=threads,
-                seed=self.seed,
-                verbose=self.verbose,
-                logits_all=False,
-            )
+            with _without_amx(llama_cpp):
+                self._llm = llama_cpp.Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.preset.n_ctx,
+                    n_gpu_layers=n_gpu,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    seed=self.seed,
+                    verbose=self.verbose,
+                    logits_all=False,
+                )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(
                 f"llama.cpp could not load {self.path} ({exc}); the file may be corrupt "
@@ -262,6 +264,31 @@ class LlamaChatModel:
         llm = getattr(self, "_llm", None)
         if llm is not None:
             llm.close()
+
+
+@contextmanager
+def _without_amx(llama_cpp):
+    """Load weights without llama.cpp's extra CPU buffer types when the build uses Intel
+    AMX: its AMX matrix multiply segfaults on every decode with our GGUFs (seen with
+    llama-cpp-python 0.3.36 built natively on a Sapphire Rapids CPU). Without the extra
+    buffer types the plain CPU kernels run; elsewhere nothing changes."""
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    if "AMX_INT8 = 1" not in info:
+        yield
+        return
+    low = llama_cpp.llama_cpp
+    default = low.llama_model_default_params
+
+    def params():
+        p = default()
+        p.use_extra_bufts = False
+        return p
+
+    low.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = default
 
 
 def _plain_format(messages: list[Message]) -> tuple[str, list[str], bool]:
