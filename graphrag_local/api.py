@@ -11,15 +11,9 @@ from typing import Any
 
 from . import presets as presets_mod
 from .errors import ConfigError, IndexStateError
-from .pipeline import (
-    Build,
-    ModelInfo,
-    Progress,
-    _no_progress,
-    extract_options,
-    run_build,
-)
+from .pipeline import Build, ModelInfo, Progress, _no_progress, run_build
 from .prompts import Prompts, load_prompts
+from .recipe import make_recipe
 from .schema import OUTPUT_TABLES
 from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
 
@@ -31,9 +25,11 @@ def _config_path(config: Path | None) -> Path | None:
     return config
 
 
-def resolve_settings(config: Path | None = None, model: str | None = None) -> Settings:
+def resolve_settings(
+    config: Path | None = None, model: str | None = None, method: str | None = None
+) -> Settings:
     """Defaults <- config file <- flags."""
-    return load_settings(_config_path(config), model=model)
+    return load_settings(_config_path(config), model=model, method=method)
 
 
 def project_prompts(config: Path | None = None) -> Prompts:
@@ -58,6 +54,7 @@ def build(
     *,
     config: Path | None = None,
     model: str | None = None,
+    method: str | None = None,
     progress: Progress = _no_progress,
 ) -> dict[str, Any]:
     """Build (or resume, or update) the index of `docs_dir` in `index_dir`."""
@@ -65,11 +62,12 @@ def build(
     from .llm import load_chat_model
     from .store import Store
 
-    settings = resolve_settings(config, model)
+    settings = resolve_settings(config, model, method)
     info = model_info(settings)
     b = Build(
         docs_dir=docs_dir,
         settings=settings,
+        recipe=make_recipe(settings, info.preset),
         store=Store(index_dir, create=True),
         prompts=project_prompts(config),
         model_info=info,
@@ -84,58 +82,68 @@ def build(
 
 
 def dry_run(
-    docs_dir: Path, index_dir: Path, *, config: Path | None = None, model: str | None = None
+    docs_dir: Path, index_dir: Path, *, config: Path | None = None, model: str | None = None,
+    method: str | None = None,
 ) -> dict[str, Any]:
     """Chunk the corpus and estimate LLM calls and time, with no model loaded."""
-    from .pipeline import EXTRACT_PROMPTS
-    from .schema import content_id
-    from .stages.chunk import chunk_documents
+    from .stages.chunk import chunk_documents, chunk_sentences
+    from .stages.ground import candidate_names, doubtful_names
     from .stages.load import load_documents
     from .tokenizer import corpus_encoding
+    from .work import extraction_key
 
-    settings = resolve_settings(config, model)
+    settings = resolve_settings(config, model, method)
     info = model_info(settings)
+    recipe = make_recipe(settings, info.preset)
     prompts = project_prompts(config)
     docs, warnings = load_documents(
         docs_dir, settings.input.extensions, settings.input.csv_text_column
     )
     enc = corpus_encoding()
     chunks = chunk_documents(docs, enc, settings.chunks.size, settings.chunks.overlap)
-    opts = extract_options(settings, info.preset)
     done_keys: set[str] = set()
     if (index_dir / "lancedb").is_dir():
         from .store import Store
 
         done_keys = {r["key"] for r in Store(index_dir).read("extractions")}
-    settings_key = json.dumps(asdict(opts), sort_keys=True)
-    prompt_key = prompts.digest(*EXTRACT_PROMPTS)
-    todo = [
-        c for c in chunks
-        if content_id(info.key, "extract", c.text, prompt_key, settings_key, length=24)
-        not in done_keys
-    ]
-    prompt_overhead = len(enc.encode(prompts.texts["extract_entities"]))
-    per_round = (
-        1 + 2 * opts.max_gleanings + (opts.names == "spans") + (1 if opts.claims else 0)
-    )
-    calls = len(todo) * per_round
-    # rough: ~1 summary per chunk, ~1 report per 2 chunks (measured on the sample corpus)
-    est_summaries = len(todo)
-    est_reports = max(1, len(todo) // 2) if todo else 0
+    digest = prompts.digest(*recipe.extract_prompts)
+    options = recipe.extraction_options()
+    todo = [c for c in chunks
+            if extraction_key(info.key, c.text, digest, options) not in done_keys]
     p = info.preset
-    prompt_tokens = sum(c.n_tokens + prompt_overhead for c in todo) * (1 + opts.max_gleanings)
-    gen_tokens = len(todo) * 300 * (1 + opts.max_gleanings) + est_summaries * 60 + est_reports * 500
-    seconds = prompt_tokens / p.prompt_tok_s + gen_tokens / p.gen_tok_s
-    seconds += (est_summaries * 250 + est_reports * 1500) / p.prompt_tok_s
+    if recipe.method == "fast":
+        calls, seconds = 0, 0.0
+    elif recipe.extractive:
+        # one choice per candidate span, in its sentence (about 30 new tokens each), and the
+        # gleaning check and round where a chunk has doubtful spans
+        sentences = chunk_sentences(docs, chunks)
+        spans = sum(len(candidate_names(c.text)) + len(doubtful_names(c.text)) for c in todo)
+        todo_ids = {c.id for c in todo}
+        sentence_tokens = sum(len(enc.encode(s.text)) for s in sentences if s.chunk_id in todo_ids)
+        calls = len(todo) * (2 + settings.extract.max_gleanings)
+        seconds = (sentence_tokens + 30 * spans) / p.prompt_tok_s + spans * 0.02
+    else:
+        prompt_overhead = len(enc.encode(prompts.texts["extract_entities"]))
+        opts = recipe.extract
+        per_chunk = 1 + 2 * opts.max_gleanings + (opts.names == "spans") + bool(opts.claims)
+        calls = len(todo) * per_chunk
+        # rough: ~1 summary per chunk, ~1 report per 2 chunks (measured on the sample corpus)
+        est_summaries, est_reports = len(todo), (max(1, len(todo) // 2) if todo else 0)
+        prompt_tokens = sum(c.n_tokens + prompt_overhead for c in todo) * (1 + opts.max_gleanings)
+        gen_tokens = len(todo) * 300 * (1 + opts.max_gleanings) + est_summaries * 60 + est_reports * 500
+        seconds = prompt_tokens / p.prompt_tok_s + gen_tokens / p.gen_tok_s
+        seconds += (est_summaries * 250 + est_reports * 1500) / p.prompt_tok_s
+        calls += est_summaries + est_reports
     return {
         "documents": len(docs),
         "chunks": len(chunks),
         "chunks_to_extract": len(todo),
         "chunks_already_extracted": len(chunks) - len(todo),
-        "extraction_calls_max": calls,
-        "estimated_llm_calls": calls + est_summaries + est_reports,
+        "estimated_llm_calls": calls,
         "estimated_seconds": round(seconds),
         "model": p.name,
+        "method": recipe.method,
+        "content": recipe.content,
         "warnings": warnings,
     }
 
@@ -163,6 +171,7 @@ def open_session(
         index_dir, settings, project_prompts(config),
         get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
+        content=settings.content or info.preset.content,
     )
 
 

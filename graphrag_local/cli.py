@@ -48,6 +48,11 @@ def build(
     index: Path = IndexOpt,
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
+    method: str | None = typer.Option(
+        None, "--method",
+        help="standard (the model extracts) or fast (candidate spans and co-occurrence; "
+        "no model before the reports). Default: the config's method, else standard.",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls and time; run nothing."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -56,14 +61,15 @@ def build(
 
     try:
         if dry_run:
-            result = api.dry_run(docs_dir, index, config=config, model=model)
+            result = api.dry_run(docs_dir, index, config=config, model=model, method=method)
             if as_json:
                 print(json.dumps(result, indent=2))
             else:
                 _render_dry_run(result)
             return
         with _progress(quiet=as_json) as progress:
-            summary = api.build(docs_dir, index, config=config, model=model, progress=progress)
+            summary = api.build(docs_dir, index, config=config, model=model, method=method,
+                                progress=progress)
     except GraphragError as exc:
         _fail(exc)
     except KeyboardInterrupt:
@@ -423,29 +429,105 @@ def eval_extraction(
     model: str | None = ModelOpt,
     gleanings: int | None = typer.Option(None, "--gleanings", help="Gleaning rounds (default: settings)."),
     no_grounding: bool = typer.Option(False, "--no-grounding", help="Keep ungrounded records."),
-    names: str | None = typer.Option(None, "--names", help='"spans" or "free" (default: the preset\'s).'),
+    names: str | None = typer.Option(None, "--names", help='Abstractive: "spans" or "free" (default: the preset\'s).'),
+    method: str | None = typer.Option(None, "--method", help="standard or fast (default: the config's)."),
+    content: str | None = typer.Option(None, "--content", help="extractive or abstractive (default: the preset's)."),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write extraction.json here."),
     config: Path | None = ConfigOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Entity and relationship precision/recall of the extraction stage against gold data."""
+    """Entity precision/recall/F1, type accuracy and relationship precision/recall of the
+    extraction stage against gold data."""
     from .eval import commands
 
     try:
         r = commands.extraction(gold_file, limit=limit, model=model, gleanings=gleanings,
-                                grounding=not no_grounding, names=names, out=out_dir,
-                                config=config, command=_command(), progress=_log)
+                                grounding=not no_grounding, names=names, method=method,
+                                content=content, out=out_dir, config=config,
+                                command=_command(), progress=_log)
     except GraphragError as exc:
         _fail(exc)
     if as_json:
         print(json.dumps(r, indent=2))
         return
     out.print(
-        f"{r['model']} ({r['names']}, {r['gleanings']} gleanings, grounding "
-        f"{'on' if r['grounding'] else 'off'}) on {r['docs']} documents: entities P {r['precision']:.3f} "
-        f"R {r['recall']:.3f} F1 {r['f1']:.3f}; relationships P {r['rel_precision']:.3f} "
+        f"{r['model']} ({r['method']}, {r['content']}, {r['gleanings']} gleanings) on "
+        f"{r['docs']} documents: entities P {r['precision']:.3f} R {r['recall']:.3f} "
+        f"F1 {r['f1']:.3f}; type accuracy {r['type_accuracy']:.3f} ({r['typed_entities']} "
+        f"PER/ORG/LOC entities); relationships P {r['rel_precision']:.3f} "
         f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed"
     )
+
+
+@eval_app.command("facts")
+def eval_facts(
+    questions_file: Path = typer.Argument(..., help="JSONL with question and answers (gold), e.g. samples/facts.jsonl."),
+    index: Path = IndexOpt,
+    methods: str = typer.Option("basic,local,global", "--methods", help="Comma list of search methods."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write facts.json here."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Factual questions: the share of answers that contain the gold answer, per method."""
+    from .eval import commands
+
+    try:
+        with _progress(quiet=as_json) as bar:
+            r = commands.facts(questions_file, index, methods=methods, out=out_dir, model=model,
+                               config=config, command=_command(),
+                               progress=lambda d, t: bar("answers", d, t))
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(r, indent=2, ensure_ascii=False))
+        return
+    t = Table(title=f"facts: {r['questions_file']} on {r['index']} ({r['content']})")
+    for col in ("method", "correct", "accuracy", "median s / answer", "LLM calls / answer"):
+        t.add_column(col)
+    for m in r["methods"]:
+        t.add_row(m["method"], f"{m['correct']}/{m['questions']}", f"{m['accuracy']:.0%}",
+                  f"{m['median_seconds']:.1f}", str(m["llm_calls_per_answer"]))
+    out.print(t)
+    for a in r["answers"]:
+        if not a["correct"]:
+            out.print(f"[yellow]missed[/] {a['method']} {escape(a['question'])} (gold: "
+                      f"{escape(', '.join(a['gold']))})")
+
+
+@eval_app.command("faithfulness")
+def eval_faithfulness(
+    index: Path = typer.Argument(..., help="An index folder."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write faithfulness.json here."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """How much of what the index stores its documents hold: verbatim and near-verbatim
+    sentences per field, unknown names and numbers, duplicated and unsourced findings."""
+    from .eval import commands
+
+    try:
+        r = commands.faithfulness(index, out=out_dir, command=_command())
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(r, indent=2, ensure_ascii=False))
+        return
+    t = Table(title=f"faithfulness of {r['index']} ({r['content']}, {r['method']}, {r['model']})")
+    for col in ("field", "sentences", "verbatim", "near-verbatim", "traceable"):
+        t.add_column(col)
+    for name, f in r["fields"].items():
+        t.add_row(name.replace("_", " "), str(f["sentences"]), str(f["verbatim"]),
+                  str(f["near_verbatim"]), f"{f['traceable_share']:.0%}")
+    t.add_row("all", str(r["sentences"]), str(r["verbatim"]), str(r["near_verbatim"]),
+              f"{r['traceable_share']:.0%}")
+    out.print(t)
+    out.print(f"names and numbers absent from the corpus: {r['unknown_names_and_numbers']}"
+              + (f" (e.g. {', '.join(r['unknown_examples'])})" if r["unknown_examples"] else ""))
+    out.print(f"findings: {r['findings']}; duplicated: {r['duplicated_findings']}; without a "
+              f"source: {r['findings_without_source']}; sources pointing at other text: "
+              f"{r['bad_sources']}")
+    for s in r["untraceable_examples"]:
+        out.print(f"[yellow]not in the documents:[/] {escape(s)}")
 
 
 @eval_app.command("chunking")
@@ -563,8 +645,8 @@ def _render_dry_run(r: dict) -> None:
     out.print(
         f"{r['documents']} documents, {r['chunks']} chunks "
         f"({r['chunks_already_extracted']} already extracted, {r['chunks_to_extract']} to do)\n"
-        f"estimated LLM calls: ~{r['estimated_llm_calls']} "
-        f"(extraction at most {r['extraction_calls_max']})\n"
+        f"method {r['method']}, {r['content']} content; estimated LLM calls: "
+        f"~{r['estimated_llm_calls']}\n"
         f"estimated time on {r['model']}: ~{r['estimated_seconds'] // 60} min "
         f"{r['estimated_seconds'] % 60} s (CPU speeds from models.toml)"
     )

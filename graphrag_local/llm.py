@@ -1,10 +1,14 @@
 """The chat model: a small Protocol, and its llama.cpp implementation. This is the only
 module that imports llama_cpp.
 
-Prompts are formatted here with the model's own chat template (or a plain transcript
-for base models), tokenized with the model's own tokenizer, and run as a completion on
-that token list. That one path gives exact token budgets, exact counts of prompt tokens
-reused from the KV cache, and grammar-constrained decoding for every structured reply."""
+Two ways to ask. `complete` writes: prompts are formatted with the model's own chat
+template (or a plain transcript for base models), tokenized with the model's own
+tokenizer and run as a completion on that token list, under a grammar for every
+structured reply. `choose` only chooses: for a raw text it picks one of a few given
+continuations by the model's own next-token scores, with no sampling and no free text;
+where the options leave a single way on, those tokens are appended without a decoding
+step. Both paths give exact token budgets and exact counts of prompt tokens reused from
+the KV cache."""
 
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ class CallRecord:
     completion_tokens: int
     seconds: float
     finish_reason: str
+    forced_tokens: int = 0  # tokens appended without a decoding step (the only way on)
 
 
 class ChatModel(Protocol):
@@ -45,6 +50,7 @@ class ChatModel(Protocol):
 
     name: str
     n_ctx: int
+    calls: list[CallRecord]  # every call so far, in order (the build logs them)
 
     def complete(
         self,
@@ -61,9 +67,26 @@ class ChatModel(Protocol):
         early by returning True (finish reason "stopped")."""
         ...
 
+    def choose(
+        self,
+        prompts: list[str],
+        options: tuple[str, ...],
+        *,
+        bias: tuple[float, ...] = (),
+        purpose: str = "",
+    ) -> list[int]:
+        """For each raw text in `prompts` (no chat template is applied), the index of the
+        option the model continues it with: greedy decoding restricted to the options'
+        tokens, with `bias` (log-probability units, one per option) added to the score of
+        each option's first token. Options must be prefix-free; start them with a space.
+        One call record per call."""
+        ...
+
     def count_tokens(self, text: str) -> int: ...
 
     def prompt_tokens(self, messages: list[Message]) -> int: ...
+
+    def close(self) -> None: ...
 
 
 def prompt_hash(messages: list[Message], extra: str = "") -> str:
@@ -193,11 +216,7 @@ class LlamaChatModel:
         purpose: str = "",
         on_text: OnText | None = None,
     ) -> str:
-        if self._fail_after is not None and len(self.calls) >= self._fail_after:
-            raise InjectedFailure(
-                f"injected failure after {self._fail_after} LLM calls "
-                "(GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)"
-            )
+        self._check_injected_failure()
         tokens, stop = self._tokens(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise BudgetError(
@@ -260,10 +279,122 @@ class LlamaChatModel:
             stream.close()
         return "".join(pieces), finish, n_out
 
+    def choose(
+        self,
+        prompts: list[str],
+        options: tuple[str, ...],
+        *,
+        bias: tuple[float, ...] = (),
+        purpose: str = "",
+    ) -> list[int]:
+        self._check_injected_failure()
+        if not prompts:
+            return []
+        started = time.perf_counter()
+        trie = _OptionTrie(options, bias, self._option_tokens)
+        evaluated = reused = decided = forced = 0
+        picks: list[int] = []
+        for prompt in prompts:
+            tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            node, path = trie.root, list(tokens)
+            while not node.done:
+                if len(node.children) == 1:  # the only way on: no decoding step
+                    token, node = next(iter(node.children.items()))
+                    forced += 1
+                else:
+                    if len(path) + 1 > self.n_ctx:
+                        raise BudgetError(
+                            f"a {purpose or 'choice'} prompt of {len(path)} tokens does not "
+                            f"fit the model context n_ctx={self.n_ctx}"
+                        )
+                    n_new, n_old = self._feed(path)
+                    evaluated, reused, decided = evaluated + n_new, reused + n_old, decided + 1
+                    logits = self._last_logits()
+                    token = max(node.children, key=lambda t: logits[t] + node.bias[t])
+                    node = node.children[token]
+                path.append(token)
+            picks.append(node.option)
+        self.calls.append(
+            CallRecord(
+                purpose=purpose,
+                prompt_hash=prompt_hash(
+                    [{"role": "raw", "content": p} for p in prompts], "\x00".join(options)
+                ),
+                prompt_tokens=evaluated + reused,
+                reused_tokens=reused,
+                completion_tokens=decided,
+                seconds=time.perf_counter() - started,
+                finish_reason="choice",
+                forced_tokens=forced,
+            )
+        )
+        return picks
+
+    def _option_tokens(self, option: str) -> list[int]:
+        return self._llm.tokenize(option.encode("utf-8"), add_bos=False, special=False)
+
+    def _feed(self, tokens: list[int]) -> tuple[int, int]:
+        """Make the KV cache hold exactly `tokens`, evaluating only what it lacks; the
+        logits of the last token are then ready. Returns (evaluated, reused)."""
+        llm = self._llm
+        cached = llm._input_ids[: llm.n_tokens].tolist()
+        keep = min(llm.longest_token_prefix(cached, tokens), len(tokens) - 1)
+        llm.n_tokens = keep  # eval() drops the cache beyond this point
+        llm.eval(tokens[keep:])
+        return len(tokens) - keep, keep
+
+    def _last_logits(self):
+        import numpy as np
+
+        ptr = self._llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(self._llm.n_vocab(),))
+
+    def _check_injected_failure(self) -> None:
+        if self._fail_after is not None and len(self.calls) >= self._fail_after:
+            raise InjectedFailure(
+                f"injected failure after {self._fail_after} LLM calls "
+                "(GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)"
+            )
+
     def close(self) -> None:
         llm = getattr(self, "_llm", None)
         if llm is not None:
             llm.close()
+
+
+class _OptionTrie:
+    """The options of a `choose` call as a trie of their tokens. A node with one child
+    is a forced step; `bias` is added at the node where an option parts from the others."""
+
+    class Node:
+        def __init__(self) -> None:
+            self.children: dict[int, _OptionTrie.Node] = {}
+            self.bias: dict[int, float] = {}
+            self.option = -1  # set on the node where an option ends
+
+        @property
+        def done(self) -> bool:
+            return self.option >= 0
+
+    def __init__(self, options: tuple[str, ...], bias: tuple[float, ...], tokenize) -> None:
+        if len(options) < 2:
+            raise ValueError("choose needs at least two options")
+        self.root = self.Node()
+        for i, option in enumerate(options):
+            tokens = tokenize(option)
+            if not tokens:
+                raise ValueError(f"option {option!r} has no tokens")
+            node = self.root
+            for token in tokens:
+                if node.done:
+                    raise ValueError(f"options must be prefix-free: {option!r}")
+                if token not in node.children:
+                    node.children[token] = self.Node()
+                    node.bias[token] = bias[i] if bias else 0.0
+                node = node.children[token]
+            if node.children or node.done:
+                raise ValueError(f"options must be prefix-free: {option!r}")
+            node.option = i
 
 
 @contextmanager

@@ -27,6 +27,7 @@ class Preset:
     n_ctx: int = 4096
     chat_format: str = "auto"
     names: str = "free"  # extraction names: "spans" (tiny models) or "free"
+    content: str = "abstractive"  # "extractive" for tiny models: they choose, never write
     n_gpu_layers: int = -1
     temperature: float = 0.0
     top_k: int = 40
@@ -63,6 +64,8 @@ def load_presets() -> tuple[dict[str, Preset], str]:
         unknown = set(fields) - known
         if unknown:
             raise ConfigError(f"model preset '{name}': unknown keys {sorted(unknown)}")
+        if fields.get("content", "abstractive") not in ("extractive", "abstractive"):
+            raise ConfigError(f"model preset '{name}': content must be extractive or abstractive")
         if fields.get("source", "path") not in SOURCES:
             raise ConfigError(f"model preset '{name}': source must be one of {SOURCES}")
         presets[name] = Preset(name=name, **fields)

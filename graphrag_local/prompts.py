@@ -22,8 +22,13 @@ BUILD_PROMPTS = (
     "extract_claims",
     "summarize_descriptions",
     "community_report",
+    "type_entities",
+    "glean_check_spans",
 )
-QUERY_PROMPTS = ("global_map", "global_reduce", "local_search", "basic_search")
+QUERY_PROMPTS = (
+    "global_map", "global_reduce", "local_search", "basic_search", "global_map_score",
+    "answer_lead",
+)
 EVAL_PROMPTS = ("eval_describe", "eval_personas", "eval_tasks", "eval_questions", "eval_judge")
 PROMPT_NAMES = BUILD_PROMPTS + QUERY_PROMPTS + EVAL_PROMPTS
 

@@ -15,9 +15,25 @@ from .embed import EMBEDDER_NAME, Embedder
 from .errors import ConfigError, IndexStateError, InputError
 from .llm import ChatModel, OnText
 from .prompts import Prompts
-from .schema import Chunk, Claim, Community, Entity, Relationship
+from .schema import (
+    Claim,
+    Source,
+    chunk_from_row,
+    community_from_row,
+    entity_from_row,
+    relationship_from_row,
+    report_from_row,
+    sentence_from_row,
+)
 from .search.basic_search import basic_search
-from .search.common import IndexData, Report, SearchResult, budget_for, followup_text
+from .search.common import (
+    Citation,
+    IndexData,
+    Report,
+    SearchResult,
+    budget_for,
+    followup_text,
+)
 from .search.global_search import global_search, text_search
 from .search.local_search import local_search
 from .settings import Settings
@@ -50,26 +66,19 @@ def load_index_data(store: Store) -> IndexData:
         cols = [c for c in store.columns(table) if c != "vector"]
         return store.read(table, cols) if cols else []
 
-    def tup(d: dict, *keys: str) -> dict:
-        return {**d, **{k: tuple(d[k]) for k in keys}}
-
-    communities = [Community(**tup(r, "children", "entities", "relationship_ids"))
-                   for r in rows("communities")]
+    communities = [community_from_row(r) for r in rows("communities")]
     members = {c.id: c.entities for c in communities}
-    ok = sorted((r for r in rows("community_reports") if r["status"] == "ok"),
-                key=lambda r: (r["level"], r["id"]))
-    reports = [
-        Report(f"R{i}", r["id"], r["level"], r["title"], r["summary"], r["full_content"],
-               r["rating"], members.get(r["id"], ()))
-        for i, r in enumerate(ok, 1)
-    ]
+    ok = sorted((report_from_row(r) for r in rows("community_reports") if r["status"] == "ok"),
+                key=lambda r: (r.level, r.id))
+    reports = [Report(f"R{i}", r, members.get(r.id, ())) for i, r in enumerate(ok, 1)]
     return IndexData(
-        entities={r["name"]: Entity(**tup(r, "chunk_ids")) for r in rows("entities")},
-        relationships=[Relationship(**tup(r, "chunk_ids")) for r in rows("relationships")],
+        entities={e.name: e for e in map(entity_from_row, rows("entities"))},
+        relationships=[relationship_from_row(r) for r in rows("relationships")],
         claims=[Claim(**r) for r in rows("claims")],
-        chunks={r["id"]: Chunk(**r) for r in rows("chunks")},
+        chunks={c.id: c for c in map(chunk_from_row, rows("chunks"))},
         reports=reports,
         communities=communities,
+        sentences=[sentence_from_row(r) for r in rows("sentences")],
     )
 
 
@@ -83,8 +92,10 @@ class Session:
         prompts: Prompts,
         get_model: Callable[[], ChatModel],
         get_embedder: Callable[[], Embedder],
+        content: str = "abstractive",
     ):
         self.index_dir = index_dir
+        self.content = content  # "extractive": answers quote the documents
         self.store, self.manifest = open_index(index_dir)
         built_with = self.manifest.get("embedder")
         if built_with != EMBEDDER_NAME:
@@ -100,6 +111,7 @@ class Session:
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
         self._tokens_by_level: dict[int, int] = {}
+        self._sentence_vectors = None  # (matrix, row of (chunk_id, start)), on first use
 
     @property
     def model(self) -> ChatModel:
@@ -114,7 +126,7 @@ class Session:
         return self._embedder
 
     def close(self) -> None:
-        if self._model is not None and hasattr(self._model, "close"):
+        if self._model is not None:
             self._model.close()
 
     # -- levels ---------------------------------------------------------------------------
@@ -137,6 +149,11 @@ class Session:
                 )
             return int(level)
         q = self.settings.query
+        if self.content == "extractive":  # the most detailed level whose findings the model can score
+            for lv in reversed(levels):
+                if self._level_statements(lv) <= q.map_max_statements:
+                    return lv
+            return levels[0]
         empty = self.prompts.render("global_map", max_points=str(q.map_max_points), question="", data="")
         budget = budget_for(self.model, empty, 600, q.context_tokens)
         for lv in reversed(levels):
@@ -153,6 +170,10 @@ class Session:
             )
         return self._tokens_by_level[level]
 
+    def _level_statements(self, level: int) -> int:
+        return sum(len(r.findings) + len(r.record.summary_sources)
+                   for r in self.data.reports if r.level == level)
+
     # -- asking -------------------------------------------------------------------------
     def ask(
         self,
@@ -161,6 +182,7 @@ class Session:
         level: str | int | None = None,
         history: list[tuple[str, str]] | None = None,
         on_text: OnText | None = None,
+        lead: bool | None = None,
     ) -> SearchResult:
         question = (question or "").strip()
         if not question:
@@ -170,6 +192,9 @@ class Session:
             raise ConfigError(f"unknown method '{method}'; use one of {', '.join(METHODS)}")
         history = history or []
         q = self.settings.query
+        if self.content == "extractive":
+            return self._ask_extractive(question, method, level, history, on_text,
+                                        q.lead if lead is None else lead)
         common = dict(settings=q, history=history, on_text=on_text)
         started = time.perf_counter()
         if method == "global":
@@ -191,6 +216,86 @@ class Session:
                 if r["id"] in self.data.chunks]
         return basic_search(self.model, self.prompts, question, self.data, hits,
                             started=started, **common)
+
+
+    def _ask_extractive(self, question: str, method: str, level, history, on_text,
+                        lead: bool) -> SearchResult:
+        """Answers made of sentences of the documents (see `search/extractive.py`)."""
+        from .search import extractive as ex
+
+        q = self.settings.query
+        started = time.perf_counter()
+        vector = self.embedder.embed([followup_text(question, history)])[0]
+        similarity = self._similarity(vector)
+        common = dict(prompts=self.prompts, settings=q, lead=lead, on_text=on_text,
+                      started=started)
+        if method == "basic":
+            found = self.store.nearest("sentences", vector, q.basic_top_sentences,
+                                       ["chunk_id", "start", "end"])
+            hits = [(Source(r["chunk_id"], r["start"], r["end"]), r["similarity"]) for r in found
+                    if r["chunk_id"] in self.data.chunks]
+            model = self.model if lead else None
+            return ex.answer("basic", question, ex.basic_quotes(hits, self.data), self.data,
+                             model=model, **common)
+        if method == "local":
+            found = self.store.nearest("entities", vector, q.local_top_entities, ["name"])
+            names = [r["name"] for r in found if r["name"] in self.data.entities]
+            quotes = ex.local_quotes(names, self.data, similarity)
+            cites = [Citation("entity", f"E{i}", self.data.entities[n].id, n,
+                              self.data.entities[n].type) for i, n in enumerate(names, 1)]
+            result = ex.answer("local", question, quotes, self.data,
+                               model=self.model if lead else None, **common)
+            result.citations += cites
+            return result
+        if method == "global":
+            lv = self.resolve_level(level)
+            before = len(self.model.calls)
+            quotes, cites, scored = ex.global_quotes(self.model, self.prompts, question,
+                                                     self.data, lv, similarity, q, history)
+            result = ex.answer("global", question, quotes, self.data, model=self.model,
+                               extra_citations=cites, level=lv, **common)
+            result.map_calls = 1 if scored else 0
+            result.calls = list(self.model.calls[before:])
+            return result
+        # ts: the model scores the source sentences nearest the question
+        found = self.store.nearest("sentences", vector, q.map_max_statements,
+                                   ["chunk_id", "start", "end"])
+        sources = [Source(r["chunk_id"], r["start"], r["end"]) for r in found
+                   if r["chunk_id"] in self.data.chunks]
+        texts = [ex.sentence_quote(self.data, s, 0).text for s in sources]
+        asks = [self.prompts.render("global_map_score", question=question, statement=t).rstrip()
+                for t in texts]
+        before = len(self.model.calls)
+        picks = self.model.choose(asks, ex.SCORES, purpose="map") if asks else []
+        near = {s: r["similarity"] for s, r in zip(sources, found)}
+        scored = list(zip(sources, picks))
+        if sum(p > 0 for _, p in scored) >= q.quote_count:
+            scored = [(s, p) for s, p in scored if p > 0]
+        scored.sort(key=lambda x: -(near[x[0]] + q.map_score_weight * x[1] / 100))
+        quotes = [ex.sentence_quote(self.data, s, float(p)) for s, p in scored]
+        result = ex.answer("ts", question, quotes, self.data, model=self.model, **common)
+        result.calls = list(self.model.calls[before:])
+        result.map_calls = 1 if asks else 0
+        return result
+
+    def _similarity(self, vector: list[float]):
+        """Cosine nearness of sentences (by source) to `vector`, from the index's vectors."""
+        import numpy as np
+
+        if self._sentence_vectors is None:
+            rows = self.store.read("sentences", ["chunk_id", "start", "vector"])
+            matrix = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+            self._sentence_vectors = (matrix, {(r["chunk_id"], r["start"]): i
+                                               for i, r in enumerate(rows)})
+        matrix, row = self._sentence_vectors
+        q = np.asarray(vector, dtype=np.float32)
+
+        def near(sources: list[Source]) -> list[float]:
+            idx = [row.get((s.chunk_id, s.start), -1) for s in sources]
+            sims = matrix @ q if len(matrix) else np.zeros(0)
+            return [float(sims[i]) if i >= 0 else 0.0 for i in idx]
+
+        return near
 
 
 def result_dict(result: SearchResult, model_name: str = "") -> dict[str, Any]:

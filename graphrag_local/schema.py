@@ -1,10 +1,16 @@
 """Record types and table schemas, defined once. Every table the index holds is a list of
-these dataclasses in memory and a pyarrow schema on disk (written by `store.py`)."""
+these dataclasses in memory and a pyarrow schema on disk (written by `store.py`); the
+row codecs at the end turn one into the other.
+
+Provenance: a `Source` is a span of one chunk's text (character offsets). In extractive
+mode every stored description, summary and finding is made of such spans, and carries
+them, so any statement can be traced to its place in the documents."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 
 import pyarrow as pa
 
@@ -37,6 +43,28 @@ class Chunk:
     end_token: int
     n_tokens: int
     text: str
+    start_char: int = 0  # where `text` lies in its document's text
+    end_char: int = 0
+
+
+@dataclass(frozen=True)
+class Source:
+    """A span of a chunk's text: the provenance of a stored statement."""
+
+    chunk_id: str
+    start: int  # character offsets in the chunk's text
+    end: int
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a chunk (kept whole in the chunk that holds it whole)."""
+
+    id: str
+    chunk_id: str
+    start: int
+    end: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -47,6 +75,7 @@ class EntityRecord:
     type: str
     description: str
     chunk_id: str
+    spans: tuple[tuple[int, int], ...] = ()  # extractive: the sentences that name it
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,7 @@ class RelationshipRecord:
     description: str
     strength: int
     chunk_id: str
+    spans: tuple[tuple[int, int], ...] = ()  # extractive: the sentence naming both
 
 
 @dataclass(frozen=True)
@@ -97,6 +127,7 @@ class Entity:
     description: str
     chunk_ids: tuple[str, ...]
     degree: int = 0
+    sources: tuple[Source, ...] = ()  # extractive: where each description sentence is
 
 
 @dataclass(frozen=True)
@@ -109,6 +140,7 @@ class Relationship:
     strength: float  # mean extracted strength 1-10
     count: int
     chunk_ids: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +171,7 @@ class Community:
 class Finding:
     summary: str
     explanation: str
+    sources: tuple[Source, ...] = ()  # extractive: the finding is these spans, verbatim
 
 
 @dataclass(frozen=True)
@@ -156,6 +189,8 @@ class CommunityReport:
     findings: tuple[Finding, ...] = ()
     context_tokens: int = 0
     substituted: tuple[str, ...] = ()  # sub-communities whose reports stood in for elements
+    summary_sources: tuple[Source, ...] = ()  # extractive: the summary's sentences
+    rating_by: str = "model"  # "model" (chosen from 0-10) or "graph" (computed)
 
     @property
     def full_content(self) -> str:
@@ -184,20 +219,28 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
             [
                 ("id", _s()), ("document_id", _s()), ("path", _s()), ("index", pa.int32()),
                 ("start_token", pa.int32()), ("end_token", pa.int32()), ("n_tokens", pa.int32()),
+                ("text", _s()), ("start_char", pa.int64()), ("end_char", pa.int64()),
+                ("vector", _vec(dim)),
+            ]
+        ),
+        "sentences": pa.schema(
+            [
+                ("id", _s()), ("chunk_id", _s()), ("start", pa.int32()), ("end", pa.int32()),
                 ("text", _s()), ("vector", _vec(dim)),
             ]
         ),
         "entities": pa.schema(
             [
                 ("id", _s()), ("name", _s()), ("type", _s()), ("description", _s()),
-                ("chunk_ids", strs), ("degree", pa.int32()), ("vector", _vec(dim)),
+                ("chunk_ids", strs), ("degree", pa.int32()), ("sources_json", _s()),
+                ("vector", _vec(dim)),
             ]
         ),
         "relationships": pa.schema(
             [
                 ("id", _s()), ("source", _s()), ("target", _s()), ("description", _s()),
                 ("weight", pa.float64()), ("strength", pa.float64()), ("count", pa.int32()),
-                ("chunk_ids", strs),
+                ("chunk_ids", strs), ("sources_json", _s()),
             ]
         ),
         "claims": pa.schema(
@@ -219,7 +262,8 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
                 ("status", _s()), ("error", _s()), ("title", _s()), ("summary", _s()),
                 ("rating", pa.float64()), ("rating_explanation", _s()),
                 ("findings_json", _s()), ("full_content", _s()), ("context_tokens", pa.int32()),
-                ("substituted", strs), ("vector", _vec(dim)),
+                ("substituted", strs), ("summary_sources_json", _s()), ("rating_by", _s()),
+                ("vector", _vec(dim)),
             ]
         ),
         # work tables: persisted as each unit completes, so a build resumes
@@ -237,13 +281,131 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
                 ("build_id", _s()), ("stage", _s()), ("purpose", _s()), ("prompt_hash", _s()),
                 ("prompt_tokens", pa.int32()), ("reused_tokens", pa.int32()),
                 ("completion_tokens", pa.int32()), ("seconds", pa.float64()),
-                ("finish_reason", _s()),
+                ("finish_reason", _s()), ("forced_tokens", pa.int32()),
             ]
         ),
     }
 
 
 OUTPUT_TABLES = (
-    "documents", "chunks", "entities", "relationships", "claims", "communities",
+    "documents", "chunks", "sentences", "entities", "relationships", "claims", "communities",
     "community_reports",
 )
+
+
+# --- row codecs: records <-> table rows ---------------------------------------------------
+
+
+def sources_to_json(sources: tuple[Source, ...]) -> str:
+    return json.dumps([[x.chunk_id, x.start, x.end] for x in sources])
+
+
+def sources_from_json(text: str | None) -> tuple[Source, ...]:
+    return tuple(Source(c, int(a), int(b)) for c, a, b in json.loads(text or "[]"))
+
+
+def _plain(record, drop: tuple[str, ...] = ()) -> dict:
+    return {k: v for k, v in asdict(record).items() if k not in drop}
+
+
+def chunk_row(c: Chunk, vector: list[float]) -> dict:
+    return {**_plain(c), "vector": vector}
+
+
+def chunk_from_row(r: dict) -> Chunk:
+    return Chunk(**{k: r[k] for k in Chunk.__dataclass_fields__ if k in r})
+
+
+def sentence_row(s: Sentence, vector: list[float]) -> dict:
+    return {**_plain(s), "vector": vector}
+
+
+def sentence_from_row(r: dict) -> Sentence:
+    return Sentence(r["id"], r["chunk_id"], r["start"], r["end"], r["text"])
+
+
+def entity_row(e: Entity, vector: list[float]) -> dict:
+    return {**_plain(e, ("sources",)), "sources_json": sources_to_json(e.sources), "vector": vector}
+
+
+def entity_from_row(r: dict) -> Entity:
+    return Entity(r["id"], r["name"], r["type"], r["description"], tuple(r["chunk_ids"]),
+                  r["degree"], sources_from_json(r.get("sources_json")))
+
+
+def relationship_row(r: Relationship) -> dict:
+    return {**_plain(r, ("sources",)), "sources_json": sources_to_json(r.sources)}
+
+
+def relationship_from_row(r: dict) -> Relationship:
+    return Relationship(r["id"], r["source"], r["target"], r["description"], r["weight"],
+                        r["strength"], r["count"], tuple(r["chunk_ids"]),
+                        sources_from_json(r.get("sources_json")))
+
+
+def community_row(c: Community) -> dict:
+    return _plain(c)
+
+
+def community_from_row(r: dict) -> Community:
+    return Community(r["id"], r["level"], r["parent"], tuple(r["children"]),
+                     tuple(r["entities"]), tuple(r["relationship_ids"]))
+
+
+def findings_to_json(findings: tuple[Finding, ...]) -> str:
+    return json.dumps([{"summary": f.summary, "explanation": f.explanation,
+                        "sources": [[x.chunk_id, x.start, x.end] for x in f.sources]}
+                       for f in findings], ensure_ascii=False)
+
+
+def findings_from_json(text: str) -> tuple[Finding, ...]:
+    return tuple(
+        Finding(f["summary"], f["explanation"],
+                tuple(Source(c, int(a), int(b)) for c, a, b in f.get("sources", [])))
+        for f in json.loads(text or "[]")
+    )
+
+
+def report_row(r: CommunityReport, vector: list[float]) -> dict:
+    row = _plain(r, ("findings", "summary_sources"))
+    return {**row, "findings_json": findings_to_json(r.findings), "full_content": r.full_content,
+            "summary_sources_json": sources_to_json(r.summary_sources), "vector": vector}
+
+
+def report_from_row(r: dict) -> CommunityReport:
+    return CommunityReport(
+        id=r["id"], community_id=r["community_id"], level=r["level"], key=r["key"],
+        status=r["status"], error=r["error"], title=r["title"], summary=r["summary"],
+        rating=r["rating"], rating_explanation=r["rating_explanation"],
+        findings=findings_from_json(r["findings_json"]), context_tokens=r["context_tokens"],
+        substituted=tuple(r["substituted"]),
+        summary_sources=sources_from_json(r.get("summary_sources_json")),
+        rating_by=r.get("rating_by") or "model",
+    )
+
+
+def extraction_row(x: ChunkExtraction) -> dict:
+    """A chunk's extraction as a work-table row (the unit of resume)."""
+    return {"chunk_id": x.chunk_id, "key": x.key, "status": x.status, "error": x.error,
+            "record_json": json.dumps(asdict(x), ensure_ascii=False)}
+
+
+def extraction_from_row(row: dict, chunk_id: str) -> ChunkExtraction:
+    d = json.loads(row["record_json"])
+
+    def spans(r: dict) -> tuple:
+        return tuple(tuple(s) for s in r.get("spans", ()))
+
+    return ChunkExtraction(
+        chunk_id=chunk_id, key=d["key"], status=d["status"], error=d["error"],
+        entities=tuple(EntityRecord(**{**e, "chunk_id": chunk_id, "spans": spans(e)})
+                       for e in d["entities"]),
+        relationships=tuple(
+            RelationshipRecord(**{**r, "chunk_id": chunk_id, "spans": spans(r)})
+            for r in d["relationships"]
+        ),
+        claims=tuple(ClaimRecord(**{**c, "chunk_id": chunk_id}) for c in d["claims"]),
+        raw_replies=tuple(d["raw_replies"]), gleanings=d["gleanings"],
+        dropped_entities=d["dropped_entities"], dropped_relationships=d["dropped_relationships"],
+        dropped_claims=d["dropped_claims"],
+    )

@@ -12,9 +12,15 @@ from graphrag_local.llm import CallRecord, prompt_hash
 
 
 class FakeChatModel:
-    def __init__(self, replies=(), *, n_ctx: int = 4096, default=None, fail_after: int | None = None):
+    """Replays queued replies for `complete`; `choose` asks `chooser(prompt, options,
+    purpose)` for the option (default: the first option)."""
+
+    def __init__(self, replies=(), *, n_ctx: int = 4096, default=None, fail_after: int | None = None,
+                 chooser=None):
         self.replies = deque(replies)
         self.default = default  # callable(messages, grammar, purpose) -> str, when the queue is empty
+        self.chooser = chooser or (lambda prompt, options, purpose: options[0])
+        self.closed = False
         self.n_ctx = n_ctx
         self.name = "fake"
         self.calls: list[CallRecord] = []
@@ -26,6 +32,24 @@ class FakeChatModel:
 
     def prompt_tokens(self, messages) -> int:
         return sum(self.count_tokens(m["content"]) + 4 for m in messages)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def choose(self, prompts, options, *, bias=(), purpose=""):
+        if self.fail_after is not None and len(self.calls) >= self.fail_after:
+            raise InjectedFailure("fake failure")
+        picks = []
+        for prompt in prompts:
+            self.asked.append({"prompt": prompt, "options": options, "purpose": purpose})
+            pick = self.chooser(prompt, options, purpose)
+            picks.append(options.index(pick))
+        self.calls.append(
+            CallRecord(purpose, prompt_hash([{"role": "raw", "content": p} for p in prompts],
+                                            "\x00".join(options)),
+                       sum(self.count_tokens(p) for p in prompts), 0, len(prompts), 0.0, "choice")
+        )
+        return picks
 
     def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose="", on_text=None):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:

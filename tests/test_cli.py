@@ -115,7 +115,8 @@ def test_dry_run_estimates_without_a_model_call(tmp_path):
     assert result.exit_code == 0, result.output
     est = json.loads(result.output)
     assert est["chunks"] == est["chunks_to_extract"] == 5
-    assert est["estimated_llm_calls"] >= est["extraction_calls_max"] >= 5
+    assert est["estimated_llm_calls"] >= 5 and est["estimated_seconds"] > 0
+    assert est["content"] == "extractive" and est["method"] == "standard"
     assert est["estimated_seconds"] > 0
     assert not (tmp_path / "i").exists()
 

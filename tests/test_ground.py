@@ -1,7 +1,7 @@
 import pytest
 
 from graphrag_local.schema import ClaimRecord, EntityRecord, RelationshipRecord
-from graphrag_local.stages.ground import candidate_names, ground, normalise
+from graphrag_local.stages.ground import candidate_names, doubtful_names, ground, normalise
 
 TEXT = "Mara Quill leads the Aldren Water Trust. In March 2023, Tobias Renn joined the Trust."
 
@@ -64,6 +64,19 @@ def test_candidate_names_are_proper_noun_spans_in_order():
     names = candidate_names(text)
     assert names[:2] == ("Mara Quill", "Aldren Water Trust")
     assert "Kessel Marsh" in names and "Tobias Renn" in names
-    assert "Bank of England" in names and "England" in names
+    assert "Bank of England" in names and "England" not in names
     for junk in ("Farmers", "Then", "The", "March 2023", "Mara Quill's"):
         assert junk not in names
+
+
+def test_doubtful_names_are_pieces_and_sentence_initial_words():
+    text = (
+        "The Bank of England lent money. Farmers met Mara Quill. 'Come here,' said Fred.\n\n"
+        "STAVE ONE--MARLEY'S GHOST\n\nI'll ask Fred, and Fred's sister."
+    )
+    sure, doubtful = candidate_names(text), doubtful_names(text)
+    assert "England" in doubtful and "Bank" in doubtful and "Farmers" in doubtful
+    assert "Come" in doubtful  # opens a quoted sentence
+    assert "STAVE ONE" in doubtful  # a heading in capitals
+    assert "Fred" in sure and "Mara Quill" in sure and "I'll" not in sure + doubtful
+    assert not set(sure) & set(doubtful)

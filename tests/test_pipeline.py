@@ -12,6 +12,7 @@ from graphrag_local.errors import BudgetError, IndexStateError, InjectedFailure
 from graphrag_local.pipeline import Build, ModelInfo, run_build
 from graphrag_local.presets import Preset
 from graphrag_local.prompts import load_prompts
+from graphrag_local.recipe import make_recipe
 from graphrag_local.schema import OUTPUT_TABLES
 from graphrag_local.settings import ExtractSettings, Settings
 from graphrag_local.stages.ground import candidate_names
@@ -40,10 +41,12 @@ def scripted(messages, grammar, purpose):
 
 
 def make_build(docs: Path, index: Path, model, sha="sha-1", settings=None) -> Build:
-    settings = settings or Settings(extract=ExtractSettings(names="free"))
+    settings = settings or Settings(content="abstractive", extract=ExtractSettings(names="free"))
+    preset = Preset(name="fake")
     return Build(
-        docs_dir=docs, settings=settings, store=Store(index, create=True),
-        prompts=load_prompts(), model_info=ModelInfo(Preset(name="fake"), Path("m.gguf"), sha),
+        docs_dir=docs, settings=settings, recipe=make_recipe(settings, preset),
+        store=Store(index, create=True), prompts=load_prompts(),
+        model_info=ModelInfo(preset, Path("m.gguf"), sha),
         get_model=lambda: model, get_embedder=HashEmbedder, progress=lambda *a: None,
     )
 
@@ -176,7 +179,8 @@ def test_claims_are_stored_under_the_merged_entity_names(corpus, tmp_path):
             "description": "A fact.", "source_text": quote, "start_date": "NONE",
             "end_date": "NONE"}]})
 
-    settings = Settings(extract=ExtractSettings(names="free", claims=True, max_gleanings=0))
+    settings = Settings(content="abstractive",
+                        extract=ExtractSettings(names="free", claims=True, max_gleanings=0))
     summary = run_build(make_build(corpus, tmp_path / "idx", FakeChatModel(default=with_claims),
                                    settings=settings))
     claims = Store(tmp_path / "idx").read("claims")

@@ -17,6 +17,10 @@ STAGE_VALUES = {
     "global_reduce": {"points", "history", "question"},
     "local_search": {"context", "history", "question"},
     "basic_search": {"context", "history", "question"},
+    "type_entities": {"sentence", "name"},
+    "glean_check_spans": {"sentences", "found", "doubtful"},
+    "global_map_score": {"question", "statement"},
+    "answer_lead": {"evidence", "question"},
     "eval_describe": {"excerpts"},
     "eval_personas": {"description", "n"},
     "eval_tasks": {"description", "persona", "n"},
@@ -42,6 +46,15 @@ def test_map_prompt_shares_its_prefix_across_map_calls():
     """Map calls differ only in their data, which comes last: the KV cache keeps the rest."""
     text = load_prompts().texts["global_map"]
     assert text.rstrip().endswith("{data}") and text.index("{question}") < text.index("{data}")
+
+
+def test_cloze_prompts_end_with_the_slot_the_model_fills():
+    """Choice prompts put the varying text last and end where the model chooses, so the
+    few-shot prefix stays in the KV cache across every choice."""
+    texts = load_prompts().texts
+    assert texts["type_entities"].rstrip().endswith("Here, {name} is a")
+    assert texts["global_map_score"].rstrip().endswith("Score:")
+    assert texts["glean_check_spans"].rstrip().endswith("Answer:")
 
 
 def test_wrong_placeholders_are_rejected():

@@ -15,7 +15,7 @@ from graphrag_local.errors import ConfigError, IndexStateError, InputError
 from graphrag_local.pipeline import run_build
 from graphrag_local.prompts import load_prompts
 from graphrag_local.query import Session, load_index_data, result_dict
-from graphrag_local.schema import Chunk, Community, Entity, Relationship
+from graphrag_local.schema import CommunityReport, Chunk, Community, Entity, Relationship
 from graphrag_local.search.basic_search import basic_context
 from graphrag_local.search.common import (
     Citation,
@@ -116,7 +116,9 @@ def test_history_block_keeps_the_newest_turns():
 
 def _report(i: int, level: int = 0, words_n: int = 30) -> Report:
     body = " ".join(f"word{i}" for _ in range(words_n))
-    return Report(f"R{i}", f"c{i}", level, f"Title {i}", "sum", f"# Title {i}\n\n{body}", 5.0, ("A",))
+    record = CommunityReport(f"c{i}", f"c{i}", level, "k", "ok", "", title=f"Title {i}",
+                             summary=body, rating=5.0)
+    return Report(f"R{i}", record, ("A",))
 
 
 def _data(reports, entities=(), rels=(), chunks=(), communities=()) -> IndexData:
@@ -209,7 +211,8 @@ def test_local_context_has_entities_relationships_reports_and_chunks_within_budg
             Relationship("r2", "Cy", "Zed", "Cy and Zed", 0.5, 5, 1, ("k3",))]
     chunks = [_chunk(i, " ".join(["text"] * 50)) for i in (1, 2, 3)]
     comm = Community("c1", 0, "", (), ("Ann", "Bob"), ("r1",))
-    report = Report("R1", "c1", 0, "Ann and Bob", "They meet.", "# Ann and Bob", 5.0, ("Ann", "Bob"))
+    report = Report("R1", CommunityReport("c1", "c1", 0, "k", "ok", "", title="Ann and Bob",
+                                          summary="They meet.", rating=5.0), ("Ann", "Bob"))
     data = _data([report], ents, rels, chunks, [comm])
     hits = [(ents[0], 0.9), (ents[1], 0.8)]
     text, cites = local_context(hits, data, 400, QuerySettings(), words)
@@ -301,6 +304,7 @@ def test_auto_level_picks_the_most_detailed_level_that_fits():
     s = object.__new__(Session)
     s.data, s.settings, s.prompts, s._model, s.index_dir, s._tokens_by_level = (
         _data(reports), Settings(), PROMPTS, model, Path("x"), {})
+    s.content = "abstractive"
     assert s.resolve_level("auto") == 0  # level 1 needs more than max_map_calls contexts
     s.settings = Settings(query=QuerySettings(max_map_calls=50))
     assert s.resolve_level("auto") == 1

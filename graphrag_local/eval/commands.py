@@ -123,10 +123,11 @@ def judge(
 
 def extraction(
     gold_file: Path, *, limit: int = 12, model: str | None = None, gleanings: int | None = None,
-    grounding: bool = True, names: str | None = None, out: Path | None = None,
-    config: Path | None = None, command: str = "", progress=lambda msg: None,
+    grounding: bool = True, names: str | None = None, method: str | None = None,
+    content: str | None = None, out: Path | None = None, config: Path | None = None,
+    command: str = "", progress=lambda msg: None,
 ) -> dict:
-    from ..pipeline import extract_options
+    from ..recipe import make_recipe
     from .extraction import evaluate, gold_doc, load_docred, select
 
     if not gold_file.is_file():
@@ -136,22 +137,86 @@ def extraction(
         golds = [gold_doc(docs, i) for i in select(docs, limit)]
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{gold_file}: not Re-DocRED data ({exc})") from None
-    chat, settings = _model(model, config)
-    opts = extract_options(settings, chat.preset)
-    opts = replace(opts, grounding=grounding,
-                   max_gleanings=opts.max_gleanings if gleanings is None else gleanings,
-                   names=names or opts.names)
+    settings = api.resolve_settings(config, model, method)
+    if content:
+        settings = replace(settings, content=content).validate()
+    info = api.model_info(settings)
+    recipe = make_recipe(settings, info.preset)
+    e, c = recipe.extract, recipe.classify
+    recipe = replace(
+        recipe,
+        extract=replace(e, grounding=grounding, names=names or e.names,
+                        max_gleanings=e.max_gleanings if gleanings is None else gleanings),
+        classify=replace(c, max_gleanings=c.max_gleanings if gleanings is None else gleanings),
+    )
+    chat = load_chat_model(info.preset, info.path, settings.seed) if recipe.method == "standard" else None
     try:
-        row = evaluate(chat, api.project_prompts(config), golds, opts, progress)
+        row = evaluate(chat, api.project_prompts(config), golds, recipe, progress)
     finally:
-        chat.close()
-    row = {"model": chat.name, "names": opts.names, "gleanings": opts.max_gleanings,
+        if chat is not None:
+            chat.close()
+    row = {"model": info.preset.name, "method": recipe.method, "content": recipe.content,
+           "names": recipe.extract.names if not recipe.extractive else "spans",
+           "gleanings": recipe.classify.max_gleanings if recipe.extractive else recipe.extract.max_gleanings,
            "grounding": grounding, **row}
     if out:
-        _write_meta(out, title=f"Extraction: {chat.name}, {len(golds)} Re-DocRED documents",
-                    command=command, model=chat.name)
+        _write_meta(out, title=f"Extraction: {info.preset.name} ({recipe.method}, {recipe.content}), "
+                    f"{len(golds)} Re-DocRED documents", command=command, model=info.preset.name)
         (out / "extraction.json").write_text(json.dumps(row, indent=2), encoding="utf-8")
     return row
+
+
+def facts(
+    questions_file: Path, index: Path, *, methods: str = "basic,local,global",
+    out: Path | None = None, model: str | None = None, config: Path | None = None,
+    command: str = "", progress=lambda done, total: None,
+) -> dict:
+    """Score answers to factual questions by whether they contain a gold answer."""
+    from ..query import METHODS
+    from .facts import load_facts, score_facts
+
+    wanted = [m.strip() for m in methods.split(",") if m.strip()]
+    unknown = [m for m in wanted if m not in METHODS]
+    if unknown or not wanted:
+        raise ConfigError(f"unknown methods {unknown}; choose from {', '.join(METHODS)}")
+    rows = load_facts(questions_file)
+    session = api.open_session(index, config=config, model=model)
+    try:
+        result = score_facts(session, rows, wanted, progress)
+        name = session.model.name if session._model is not None else (session.settings.model or "")
+        content = session.content
+    finally:
+        session.close()
+    result = {"questions_file": str(questions_file), "index": str(index), "model": name,
+              "content": content, **result}
+    if out:
+        _write_meta(out, title=f"Facts: {questions_file.name}", command=command,
+                    index=str(index), model=name)
+        (out / "facts.json").write_text(json.dumps(result, indent=2, ensure_ascii=False),
+                                        encoding="utf-8")
+    return result
+
+
+def faithfulness(index: Path, *, out: Path | None = None, command: str = "") -> dict:
+    """How much of what an index stores its documents hold (see `faithfulness.py`)."""
+    from .. import faithfulness as faith
+    from ..query import load_index_data, open_index
+    from ..schema import Document
+
+    store, manifest = open_index(index)
+    data = load_index_data(store)
+    docs = [Document(**r) for r in store.read("documents")]
+    result = faith.check(docs, list(data.chunks.values()), list(data.entities.values()),
+                         data.relationships, [r.record for r in data.reports])
+    result = {"index": str(index), "content": manifest.get("content", "abstractive"),
+              "method": manifest.get("method", "standard"),
+              "model": manifest.get("model", {}).get("preset", ""), **result,
+              "breaches": faith.breaches(result)}
+    if out:
+        _write_meta(out, title=f"Faithfulness: {index}", command=command)
+        (out / "faithfulness.json").write_text(json.dumps(result, indent=2, ensure_ascii=False),
+                                               encoding="utf-8")
+    return result
 
 
 def chunking(
@@ -159,7 +224,7 @@ def chunking(
     gleanings: int = 3, model: str | None = None, n_ctx: int = 0, config: Path | None = None,
     command: str = "", progress=lambda msg: None,
 ) -> dict:
-    from ..pipeline import extract_options
+    from ..recipe import make_recipe
     from ..tokenizer import corpus_encoding
     from .chunking import entity_references, figure
 
@@ -171,7 +236,7 @@ def chunking(
     chat, settings = _model(model, config, n_ctx)
     try:
         rows = entity_references(chat, api.project_prompts(config), text, enc,
-                                 size_list, gleanings, extract_options(settings, chat.preset),
+                                 size_list, gleanings, make_recipe(settings, chat.preset).extract,
                                  progress)
     finally:
         chat.close()

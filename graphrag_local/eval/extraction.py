@@ -13,8 +13,11 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..schema import EntityRecord, RelationshipRecord
+from ..schema import Chunk, EntityRecord, RelationshipRecord
 from ..stages.ground import normalise
+
+# how Re-DocRED's types map onto ours (TIME, NUM and MISC have no counterpart)
+TYPE_MAP = {"PER": ("PERSON",), "ORG": ("ORGANIZATION",), "LOC": ("LOCATION", "GEO")}
 
 # no space before these tokens; no space after the opening ones
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'", "'s", "'S", "n't",
@@ -134,6 +137,8 @@ class Score:
     found: int = 0  # gold entities with at least one mention name predicted
     gold_typed: int = 0  # gold entities of the extracted kinds (PER/ORG/LOC)
     found_typed: int = 0
+    typed: int = 0  # predicted entities naming a PER/ORG/LOC gold entity (type compared)
+    typed_correct: int = 0  # of those, with our type matching the gold type (TYPE_MAP)
     rel_predicted: int = 0  # distinct predicted (unordered) name pairs
     rel_correct: int = 0  # of those, naming two gold entities the gold relates
     rel_gold: int = 0  # gold related pairs
@@ -141,6 +146,24 @@ class Score:
     failures: int = 0  # documents whose extraction failed or crashed
     llm_calls: int = 0
     seconds: float = 0.0
+
+    def add_types(self, gold: GoldDoc, entities: list[tuple[str, str]]) -> None:
+        """Compare our types with the gold's, for entities naming a PER, ORG or LOC gold
+        entity (Re-DocRED's TIME, NUM and MISC have no counterpart among our types)."""
+        seen: set[str] = set()
+        for name, type_ in entities:
+            key = normalise(name)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            gold_types = [t for names, t in zip(gold.entities, gold.types) if key in names]
+            if gold_types and gold_types[0] in TYPE_MAP:
+                self.typed += 1
+                self.typed_correct += type_ in TYPE_MAP[gold_types[0]]
+
+    @property
+    def type_accuracy(self) -> float:
+        return self.typed_correct / self.typed if self.typed else 0.0
 
     def add(self, gold: GoldDoc, names: list[str] | tuple[str, ...], typed=("PER", "ORG", "LOC")):
         predicted = {k for k in (normalise(n) for n in names) if k}
@@ -207,6 +230,8 @@ class Score:
             "recall": round(self.recall, 4),
             "f1": round(self.f1, 4),
             "recall_per_org_loc": round(self.recall_typed, 4),
+            "type_accuracy": round(self.type_accuracy, 4),
+            "typed_entities": self.typed,
             "entities_per_doc": round(self.predicted / d, 2),
             "correct": self.correct,
             "predicted": self.predicted,
@@ -222,21 +247,24 @@ class Score:
         }
 
 
-def evaluate(model, prompts, golds: list[GoldDoc], opts, progress=lambda msg: None) -> dict:
-    """Run the extraction stage (`opts`: gleanings, grounding, names) on each gold document
-    as one chunk and score its final entities and relationships."""
+def evaluate(model, prompts, golds: list[GoldDoc], recipe, progress=lambda msg: None) -> dict:
+    """Run the extraction stage the build would run (`recipe`: method, content, options)
+    on each gold document as one chunk and score its entities, types and relationships."""
     import time
 
-    from ..schema import Chunk
-    from ..stages.extract import extract_chunk
+    from ..schema import Document
+    from ..stages.chunk import chunk_sentences
 
     score = Score()
     for gold in golds:
-        chunk = Chunk(f"docred-{gold.index}", f"docred-{gold.index}", gold.title, 0, 0, 0,
-                      model.count_tokens(gold.text), gold.text)
-        before, started = len(model.calls), time.perf_counter()
+        doc = Document(f"docred-{gold.index}", gold.title, gold.title, gold.text, "utf-8")
+        chunk = Chunk(f"docred-{gold.index}", doc.id, gold.title, 0, 0, 0,
+                      len(gold.text) // 4, gold.text, 0, len(gold.text))
+        sentences = chunk_sentences([doc], [chunk])
+        before = len(model.calls) if model is not None else 0
+        started = time.perf_counter()
         try:
-            result = extract_chunk(model, prompts, chunk, opts, key=chunk.id)
+            result = recipe.extract_chunk(model, prompts, chunk, sentences, chunk.id)
             ok = result.status == "ok"
         except Exception as exc:  # noqa: BLE001 - a crash on one document is a finding
             result, ok = None, False
@@ -244,9 +272,10 @@ def evaluate(model, prompts, golds: list[GoldDoc], opts, progress=lambda msg: No
         ents = list(result.entities) if result else []
         rels = list(result.relationships) if result else []
         score.add(gold, [e.name for e in ents])
+        score.add_types(gold, [(e.name, e.type) for e in ents])
         score.add_relationships(gold, [(r.source, r.target) for r in rels])
         score.failures += not ok
-        score.llm_calls += len(model.calls) - before
+        score.llm_calls += (len(model.calls) - before) if model is not None else 0
         score.seconds += time.perf_counter() - started
         progress(f"doc {gold.index}: {len(ents)} entities, {len(rels)} relationships")
     return score.row()

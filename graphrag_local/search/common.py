@@ -10,7 +10,16 @@ from dataclasses import dataclass, field, replace
 
 from ..llm import CallRecord, ChatModel, OnText
 from ..prompts import Prompts
-from ..schema import Chunk, Claim, Community, Entity, Relationship
+from ..schema import (
+    Chunk,
+    Claim,
+    Community,
+    CommunityReport,
+    Entity,
+    Finding,
+    Relationship,
+    Sentence,
+)
 from ..settings import QuerySettings
 
 Count = Callable[[str], int]
@@ -181,13 +190,36 @@ class Report:
     """A community report as search reads it. `ref` (R1, R2, ...) is stable for an index."""
 
     ref: str
-    id: str
-    level: int
-    title: str
-    summary: str
-    full_content: str
-    rating: float
+    record: CommunityReport
     entities: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def level(self) -> int:
+        return self.record.level
+
+    @property
+    def title(self) -> str:
+        return self.record.title
+
+    @property
+    def summary(self) -> str:
+        return self.record.summary
+
+    @property
+    def full_content(self) -> str:
+        return self.record.full_content
+
+    @property
+    def rating(self) -> float:
+        return self.record.rating
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.record.findings
 
 
 @dataclass
@@ -200,6 +232,7 @@ class IndexData:
     chunks: dict[str, Chunk]  # by id
     reports: list[Report]  # ok reports, sorted by (level, id)
     communities: list[Community]
+    sentences: list[Sentence] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.community_of: dict[str, list[tuple[int, str]]] = {}  # name -> [(level, id)]

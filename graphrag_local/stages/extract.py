@@ -15,11 +15,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import BudgetError
 from ..grammar import extraction_grammar, relationships_grammar
 from ..llm import ChatModel, Message
 from ..prompts import Prompts
 from ..schema import Chunk, ChunkExtraction, ClaimRecord, EntityRecord, RelationshipRecord
-from ..structured import ask, ask_yes_no, claims_model, extraction_model, relationships_model
+from ..structured import (
+    ask,
+    ask_yes_no,
+    claims_model,
+    extraction_model,
+    max_reply_tokens,
+    relationships_model,
+    schema_of,
+)
 from .ground import candidate_names, ground, normalise
 
 
@@ -222,3 +231,32 @@ def sentence_links(
                 desc = sentence if len(sentence) <= max_chars else sentence[: max_chars - 1].rsplit(" ", 1)[0] + "…"
                 out.append(RelationshipRecord(a, b, desc, 5, chunk_id))
     return out
+
+
+def extraction_reply_tokens(opts: ExtractOptions) -> int:
+    return max_reply_tokens(
+        schema_of(
+            extraction_model(
+                opts.entity_types, opts.max_entities, opts.max_relationships,
+                opts.max_name_chars, opts.max_description_chars,
+            )
+        )
+    )
+
+
+def check_chunk_budgets(
+    model: ChatModel, prompts: Prompts, chunks: list[Chunk], opts: ExtractOptions
+) -> None:
+    """Fail before any LLM call if a chunk cannot fit: never truncate silently."""
+    reply = extraction_reply_tokens(opts)
+    for c in chunks:
+        content = prompts.render(
+            "extract_entities", entity_types=", ".join(opts.entity_types), text=c.text
+        )
+        need = model.prompt_tokens([{"role": "user", "content": content}])
+        if need + min(reply, 256) > model.n_ctx:
+            raise BudgetError(
+                f"{c.path}: chunk {c.index} needs {need} model tokens with the extraction "
+                f"prompt, more than the model's n_ctx={model.n_ctx} allows with room to "
+                "answer; lower chunks.size in the config or raise n_ctx in the model preset"
+            )

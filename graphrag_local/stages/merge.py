@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..llm import ChatModel
 from ..prompts import Prompts
-from ..schema import EntityRecord, RelationshipRecord, content_id
+from ..schema import EntityRecord, RelationshipRecord, Source, content_id
 from .ground import normalise
 
 
@@ -22,6 +22,7 @@ class MergedEntity:
     type: str
     descriptions: tuple[str, ...]
     chunk_ids: tuple[str, ...]
+    sources: tuple[Source, ...] = ()  # extractive: every sentence that names it
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class MergedRelationship:
     count: int
     strength: float
     chunk_ids: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
 
 
 def _unique(items) -> tuple:
@@ -58,9 +60,14 @@ def merge_entities(records: list[EntityRecord]) -> list[MergedEntity]:
                 type=_majority([r.type for r in rs]),
                 descriptions=_unique(r.description for r in rs if r.description),
                 chunk_ids=_unique(r.chunk_id for r in rs),
+                sources=_sources(rs),
             )
         )
     return out
+
+
+def _sources(records) -> tuple[Source, ...]:
+    return _unique(Source(r.chunk_id, a, b) for r in records for a, b in r.spans)
 
 
 def merge_relationships(
@@ -85,6 +92,7 @@ def merge_relationships(
                 count=len(rs),
                 strength=sum(r.strength for r in rs) / len(rs),
                 chunk_ids=_unique(r.chunk_id for r in rs),
+                sources=_sources(rs),
             )
         )
     return out

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import BudgetError
 from ..llm import ChatModel
 from ..prompts import Prompts
 from ..schema import Claim, CommunityReport, Entity, Finding, Relationship
-from ..structured import ask, report_model
+from ..structured import ask, max_reply_tokens, report_model, schema_of
 from .communities import Cluster
 
 
@@ -193,3 +194,21 @@ def write_report(
         findings=tuple(Finding(f.summary.strip(), f.explanation.strip()) for f in v.findings),
         **base,
     )
+
+
+def report_budget(
+    model: ChatModel, prompts: Prompts, configured: int, max_findings: int,
+    summary_chars: int, finding_chars: int,
+) -> int:
+    """Context tokens a report prompt may use: n_ctx minus the prompt and the reply."""
+    empty = prompts.render("community_report", context="", max_findings=str(max_findings))
+    overhead = model.prompt_tokens([{"role": "user", "content": empty}])
+    schema = schema_of(report_model(max_findings, summary_chars, finding_chars))
+    reply = min(max_reply_tokens(schema), model.n_ctx // 3)
+    room = model.n_ctx - overhead - reply
+    if room < 200:
+        raise BudgetError(
+            f"n_ctx={model.n_ctx} leaves only {room} tokens for community report context; "
+            "raise n_ctx in the model preset or lower reports.max_findings"
+        )
+    return min(configured, room) if configured else room

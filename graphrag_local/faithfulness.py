@@ -1,0 +1,168 @@
+"""How much of what an index stores can be found in its documents.
+
+Every sentence of the stored entity descriptions, relationship descriptions, report
+summaries and findings is looked up in the corpus: verbatim (the same words in the same
+order, whitespace aside) or near-verbatim (at least 80% of its word trigrams occur in
+the corpus). Names and numbers that occur nowhere in the corpus are listed (invented
+places, dates, amounts). Within each report, findings that say the same thing twice are
+counted, and so are findings that carry no source. Sources themselves are checked: the
+span a source points to must be text the statement holds.
+
+Used by the build (a line in its summary; in extractive mode any breach is a bug and is
+reported as one) and by `graphrag-local eval faithfulness`. It trusts nothing the build
+recorded about provenance: the corpus text is the only reference."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .schema import Chunk, CommunityReport, Document, Entity, Relationship, Source
+from .sentences import near_duplicate, split_sentences, squash
+
+FIELDS = ("entity_descriptions", "relationship_descriptions", "report_summaries", "findings")
+_TOKEN = re.compile(r"[A-Za-zÀ-ÿ][\w'’-]*|\d[\d,.]*\d|\d")
+
+
+class Corpus:
+    """The documents' text, indexed for lookups."""
+
+    def __init__(self, documents: list[Document]):
+        self.sentences: set[str] = set()
+        self.text = "\n".join(squash(d.text) for d in documents)
+        tokens: list[str] = []
+        for d in documents:
+            self.sentences.update(squash(d.text[a:b]) for a, b in split_sentences(d.text))
+            tokens += _TOKEN.findall(d.text)
+        self.tokens = set(tokens)
+        lower = [t.lower() for t in tokens]
+        self.trigrams = set(zip(lower, lower[1:], lower[2:]))
+
+    def verbatim(self, sentence: str) -> bool:
+        s = squash(sentence)
+        return s in self.sentences or s in self.text
+
+    def near(self, sentence: str) -> bool:
+        words = [t.lower() for t in _TOKEN.findall(sentence)]
+        grams = list(zip(words, words[1:], words[2:]))
+        if not grams:
+            return bool(words) and all(w in {t.lower() for t in self.tokens} for w in words)
+        return sum(g in self.trigrams for g in grams) / len(grams) >= 0.8
+
+    def unknown_tokens(self, sentence: str) -> list[str]:
+        """Capitalised words and numbers of `sentence` that occur nowhere in the corpus."""
+        out = []
+        for t in _TOKEN.findall(sentence):
+            if (t[0].isupper() or t[0].isdigit()) and t not in self.tokens:
+                out.append(t)
+        return out
+
+
+def statements(entities: list[Entity], relationships: list[Relationship],
+               reports: list[CommunityReport]) -> dict[str, list[str]]:
+    """Every stored sentence, by field."""
+    def sentences(text: str) -> list[str]:
+        return [squash(text[a:b]) for a, b in split_sentences(text)]
+
+    ok = [r for r in reports if r.status == "ok"]
+    return {
+        "entity_descriptions": [s for e in entities for s in sentences(e.description)],
+        "relationship_descriptions": [s for r in relationships for s in sentences(r.description)],
+        "report_summaries": [s for r in ok for s in sentences(r.summary)],
+        "findings": [s for r in ok for f in r.findings
+                     for s in sentences(f.summary) + sentences(f.explanation)],
+    }
+
+
+def check(
+    documents: list[Document],
+    chunks: list[Chunk],
+    entities: list[Entity],
+    relationships: list[Relationship],
+    reports: list[CommunityReport],
+    *,
+    examples: int = 5,
+) -> dict:
+    corpus = Corpus(documents)
+    by_field = statements(entities, relationships, reports)
+    fields: dict[str, dict] = {}
+    unknown: Counter = Counter()
+    misses: list[str] = []
+    for field in FIELDS:
+        items = by_field[field]
+        verbatim = [s for s in items if corpus.verbatim(s)]
+        near = [s for s in items if s not in verbatim and corpus.near(s)]
+        misses += [s for s in items if s not in verbatim and s not in near]
+        for s in items:
+            unknown.update(corpus.unknown_tokens(s))
+        fields[field] = {
+            "sentences": len(items),
+            "verbatim": len(verbatim),
+            "near_verbatim": len(near),
+            "traceable_share": round((len(verbatim) + len(near)) / len(items), 4) if items else 1.0,
+            "verbatim_share": round(len(verbatim) / len(items), 4) if items else 1.0,
+        }
+    total = sum(f["sentences"] for f in fields.values())
+    ok_reports = [r for r in reports if r.status == "ok"]
+    duplicated = sum(
+        1
+        for r in ok_reports
+        for i, f in enumerate(r.findings)
+        if any(near_duplicate(f.summary + " " + f.explanation, g.summary + " " + g.explanation)
+               for g in r.findings[:i])
+    )
+    findings = [f for r in ok_reports for f in r.findings]
+    return {
+        "sentences": total,
+        "verbatim": sum(f["verbatim"] for f in fields.values()),
+        "near_verbatim": sum(f["near_verbatim"] for f in fields.values()),
+        "traceable_share": round(
+            sum(f["verbatim"] + f["near_verbatim"] for f in fields.values()) / total, 4
+        ) if total else 1.0,
+        "verbatim_share": round(sum(f["verbatim"] for f in fields.values()) / total, 4)
+        if total else 1.0,
+        "fields": fields,
+        "unknown_names_and_numbers": len(unknown),
+        "unknown_examples": [t for t, _ in unknown.most_common(examples)],
+        "untraceable_examples": misses[:examples],
+        "findings": len(findings),
+        "duplicated_findings": duplicated,
+        "findings_without_source": sum(1 for f in findings if not f.sources),
+        "bad_sources": bad_sources(chunks, entities, relationships, ok_reports),
+    }
+
+
+def bad_sources(chunks: list[Chunk], entities: list[Entity], relationships: list[Relationship],
+                reports: list[CommunityReport]) -> int:
+    """Sources whose span is not text of the statement that cites it (or points nowhere)."""
+    text = {c.id: c.text for c in chunks}
+
+    def bad(sources: tuple[Source, ...], statement: str) -> int:
+        held = squash(statement)
+        return sum(
+            1 for s in sources
+            if s.chunk_id not in text or squash(text[s.chunk_id][s.start : s.end]) not in held
+        )
+
+    return (
+        sum(bad(e.sources, e.description) for e in entities)
+        + sum(bad(r.sources, r.description) for r in relationships)
+        + sum(bad(r.summary_sources, r.summary) for r in reports)
+        + sum(bad(f.sources, f.summary + " " + f.explanation) for r in reports for f in r.findings)
+    )
+
+
+def breaches(result: dict) -> list[str]:
+    """What an extractive index must never hold, in words (empty when all is well)."""
+    out = []
+    untraceable = result["sentences"] - result["verbatim"]
+    if untraceable:
+        out.append(f"{untraceable} stored sentences are not verbatim in the documents "
+                   f"(e.g. {result['untraceable_examples'][:1]})")
+    if result["duplicated_findings"]:
+        out.append(f"{result['duplicated_findings']} duplicated findings")
+    if result["findings_without_source"]:
+        out.append(f"{result['findings_without_source']} findings without a source")
+    if result["bad_sources"]:
+        out.append(f"{result['bad_sources']} sources that point at other text")
+    return out

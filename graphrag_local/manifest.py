@@ -1,0 +1,109 @@
+"""What a build records about itself: the manifest (model, prompts, tokenizer, embedder,
+settings, recipe; compared with the previous build's to say what changed and so what is
+redone) and the summary a build returns (counts, failures, tokens, time per stage,
+faithfulness)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from . import __version__
+from .embed import EMBEDDER_NAME
+from .prompts import BUILD_PROMPTS
+from .tokenizer import ENCODING_NAME
+
+
+def make_manifest(b) -> dict:
+    mi = b.model_info
+    return {
+        "version": __version__,
+        "model": {
+            "preset": mi.preset.name, "file": str(mi.path), "sha256": mi.sha256,
+            "chat_format": mi.preset.chat_format, "n_ctx": mi.preset.n_ctx,
+        },
+        "method": b.recipe.method,
+        "content": b.recipe.content,
+        "prompts": {name: b.prompts.digest(name) for name in BUILD_PROMPTS},
+        "tokenizer": ENCODING_NAME,
+        "embedder": EMBEDDER_NAME,
+        "settings": {k: v for k, v in b.settings.to_dict().items() if k != "query"},
+        "seed": b.settings.seed,
+        "docs_dir": str(b.docs_dir),
+    }
+
+
+def manifest_changes(old: dict, new: dict) -> list[str]:
+    """What differs from the index's previous build, in words."""
+    if not old:
+        return []
+    new = json.loads(json.dumps(new))  # compare as stored (tuples become lists)
+    changes = []
+    if old.get("model", {}).get("sha256") != new["model"]["sha256"]:
+        changes.append(
+            f"model changed ({old.get('model', {}).get('preset')} -> {new['model']['preset']}): "
+            "extraction, summaries and reports are redone"
+        )
+    for key in ("method", "content"):
+        if old.get(key, new[key]) != new[key]:
+            changes.append(f"{key} changed ({old.get(key)} -> {new[key]}): dependent work is redone")
+    for name, digest in new["prompts"].items():
+        if old.get("prompts", {}).get(name) != digest:
+            changes.append(f"prompt '{name}' changed: the work that uses it is redone")
+    for section, value in new["settings"].items():
+        if section in ("method", "content"):
+            continue
+        if old.get("settings", {}).get(section) != value:
+            changes.append(f"settings [{section}] changed: dependent stages are redone")
+    if old.get("embedder") != new["embedder"]:
+        changes.append("embedder changed: embeddings are recomputed")
+    if old.get("complete") is False:
+        changes.append("previous build did not finish: resuming")
+    return changes
+
+
+def build_summary(b, changes: list[str]) -> dict:
+    by_level = Counter(c.level for c in b.clusters)
+    calls = [c for _, c in b.calls]
+    f = b.faithfulness
+    return {
+        "documents": len(b.documents),
+        "chunks": len(b.chunks),
+        "sentences": len(b.sentences),
+        "entities": len(b.entities),
+        "relationships": len(b.relationships),
+        "claims": len(b.claims),
+        "communities": len(b.clusters),
+        "communities_per_level": {str(k): by_level[k] for k in sorted(by_level)},
+        "reports": sum(r.status == "ok" for r in b.reports),
+        "failed_chunks": b.counts["failed_chunks"],
+        "failed_reports": b.counts["failed_reports"],
+        "failures": b.counts["failed_chunks"] + b.counts["failed_reports"],
+        "skipped_communities": b.counts["skipped_communities"],
+        "dropped_entities": b.counts["dropped_entities"],
+        "dropped_relationships": b.counts["dropped_relationships"],
+        "dropped_claims": b.counts["dropped_claims"],
+        "gleanings": b.counts["gleanings"],
+        "llm_calls": len(calls),
+        "llm_calls_by_stage": dict(Counter(stage for stage, _ in b.calls)),
+        "prompt_tokens": sum(c.prompt_tokens for c in calls),
+        "reused_prompt_tokens": sum(c.reused_tokens for c in calls),
+        "tokens_in": sum(c.prompt_tokens - c.reused_tokens for c in calls),
+        "tokens_out": sum(c.completion_tokens for c in calls),
+        "forced_tokens": sum(c.forced_tokens for c in calls),
+        "llm_seconds": round(sum(c.seconds for c in calls), 3),
+        "stage_seconds": dict(b.seconds),
+        "wall_seconds": round(sum(b.seconds.values()), 3),
+        "faithfulness": {
+            "traceable_share": f.get("traceable_share"),
+            "verbatim_share": f.get("verbatim_share"),
+            "sentences": f.get("sentences"),
+            "duplicated_findings": f.get("duplicated_findings"),
+            "findings_without_source": f.get("findings_without_source"),
+        },
+        "warnings": b.warnings,
+        "changes": changes,
+        "model": b.model_info.preset.name,
+        "method": b.recipe.method,
+        "content": b.recipe.content,
+    }

@@ -1,0 +1,93 @@
+"""Sentences of a document, with their character offsets. In extractive mode every
+statement the index stores is one of these (or a run of them), kept with the chunk it
+came from and its offsets in that chunk, so it can always be found in the source.
+
+Blocks are split at blank lines and at markdown headings and list items; inside a block,
+a sentence ends at . ! or ? followed by a space and a capital, digit or quote, except
+after common abbreviations and initials. Over-long sentences are cut at a clause
+boundary (or a space) so a stored statement stays readable. Deliberately simple: no
+language model, no language detection."""
+
+from __future__ import annotations
+
+import re
+
+MAX_CHARS = 320
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] ))")
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-Þ])")
+_ABBREV = {
+    "mr", "mrs", "ms", "dr", "st", "prof", "sr", "jr", "vs", "etc", "e.g", "i.e", "no",
+    "co", "inc", "ltd", "gen", "col", "capt", "lt", "sgt", "rev", "mt", "ft", "fig",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+}
+_CLAUSE = re.compile(r"[;:,]\s+")
+
+
+def split_sentences(text: str, max_chars: int = MAX_CHARS) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of `text`, in order, whitespace trimmed."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BLOCK_BREAK.finditer(text):
+        spans += _block(text, start, m.start(), max_chars)
+        start = m.end()
+    spans += _block(text, start, len(text), max_chars)
+    return spans
+
+
+def _block(text: str, lo: int, hi: int, max_chars: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    start = lo
+    for m in _END.finditer(text, lo, hi):
+        word = text[max(lo, m.start() - 12) : m.start()].split()
+        last = word[-1].lower().lstrip("(\"'") if word else ""
+        if text[m.start()] == "." and (last in _ABBREV or (len(last) == 1 and last.isalpha())):
+            continue  # "Mr. Scrooge", "J. Smith"
+        out += _trimmed(text, start, m.end(), max_chars)
+        start = m.end()
+    out += _trimmed(text, start, hi, max_chars)
+    return out
+
+
+def _trimmed(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end - start < 2 or not any(ch.isalnum() for ch in text[start:end]):
+        return []
+    if end - start <= max_chars:
+        return [(start, end)]
+    # too long: cut at the last clause boundary (else space) that keeps a piece in budget
+    window = text[start : start + max_chars]
+    cut = max((m.end() for m in _CLAUSE.finditer(window)), default=0)
+    if cut < max_chars // 3:
+        cut = window.rfind(" ") + 1 if " " in window[max_chars // 3 :] else max_chars
+    return _trimmed(text, start, start + cut, max_chars) + _trimmed(text, start + cut, end, max_chars)
+
+
+_STATEMENT_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+
+
+def is_statement(text: str) -> bool:
+    """A full sentence (ends like one), not a heading, list label or fragment: only these
+    are kept as evidence, so stored statements are always whole sentences."""
+    text = text.strip()
+    return not text.startswith("#") and bool(_STATEMENT_END.search(text))
+
+
+def squash(text: str) -> str:
+    """Whitespace collapsed: how a stored sentence is shown and compared."""
+    return " ".join(text.split())
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w for w in "".join(ch.lower() if ch.isalnum() else " " for ch in text).split())
+
+
+def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
+    """Two statements that say the same (their word sets overlap by `threshold` or more)."""
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return wa == wb
+    return len(wa & wb) / len(wa | wb) >= threshold

@@ -1,0 +1,174 @@
+"""Extractive extraction for one chunk: the text gives the names, the model chooses.
+
+Every candidate span of the chunk (`ground.candidate_names`) is put to the model in the
+sentence that names it, as a cloze: "<sentence> Here, <name> is a ..."; the model's own
+next-token scores over words that stand for each entity type ("person", "company",
+"city", ...) or for no entity ("word", "title", ...) choose its type, or drop it. A
+small model answers this far better than it writes JSON: measured on 20 Re-DocRED
+documents, type accuracy 0.89 against 0.46 for the same model labelling a list.
+
+Gleaning: when the chunk has doubtful spans (pieces of longer names, one-word spans seen
+only at a sentence start), the model answers YES or NO to whether some of them are
+names; on YES they are typed the same way (a not-an-entity choice is likelier for
+them). Relationships link the entities named in one sentence, described by it. Nothing
+here writes text: every description is a sentence of the chunk."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..llm import ChatModel
+from ..prompts import Prompts
+from ..schema import Chunk, ChunkExtraction, Sentence
+from ..sentences import squash
+from .ground import candidate_names, doubtful_names, normalise, occurs
+from .mentions import entity_records
+
+# words that stand for each type in "Here, X is a ___"; a type not listed here is
+# represented by its own name in lower case
+TYPE_WORDS = {
+    "PERSON": "person man woman politician writer singer actor player author poet painter "
+    "king queen prince lawyer scientist musician footballer artist composer director "
+    "businessman leader priest bishop general soldier journalist engineer mayor",
+    "ORGANIZATION": "company organization organisation band team university party club "
+    "group agency school college firm corporation charity council association newspaper "
+    "institute committee government church army union network label brand bank trust",
+    "LOCATION": "city town village country river place region state county province island "
+    "mountain lake district capital area municipality suburb street neighbourhood harbour "
+    "port valley forest park building station airport marsh",
+    "EVENT": "festival war battle event tournament election flood storm game championship "
+    "competition conference meeting ceremony disaster revolution crisis campaign vote project "
+    "programme program",
+}
+TYPE_WORDS["GEO"] = TYPE_WORDS["LOCATION"]
+HEAD_BIAS = 3.0  # log-probability favour for the option a name ends with
+NOT_ENTITY_WORDS = (
+    "word term title position name job role rank language nationality religion concept "
+    "month day year number"
+)
+
+
+@dataclass(frozen=True)
+class TypeOptions:
+    options: tuple[str, ...]  # " person", " company", ...
+    types: tuple[str, ...]  # the entity type each option stands for; "" = not an entity
+
+    def bias(self, not_entity: float) -> tuple[float, ...]:
+        return tuple(0.0 if t else not_entity for t in self.types)
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset(o.strip() for o in self.options)
+
+
+@lru_cache(maxsize=16)
+def type_options(entity_types: tuple[str, ...]) -> TypeOptions:
+    pairs: dict[str, str] = {}
+    for type_ in entity_types:
+        for word in TYPE_WORDS.get(type_, type_.lower()).split():
+            pairs.setdefault(" " + word, type_)
+    for word in NOT_ENTITY_WORDS.split():
+        pairs.setdefault(" " + word, "")
+    return TypeOptions(tuple(pairs), tuple(pairs.values()))
+
+
+def context_of(name: str, text: str, sentences: list[Sentence]) -> str:
+    """The first sentence naming `name` (else the text around its first occurrence)."""
+    key = normalise(name)
+    for s in sentences:
+        if occurs(name, normalise(s.text)):
+            return squash(s.text)
+    at = max(0, text.find(name))
+    return squash(text[max(0, at - 120) : at + len(name) + 120]) if key else ""
+
+
+def type_names(
+    model: ChatModel,
+    prompts: Prompts,
+    names: tuple[str, ...],
+    text: str,
+    sentences: list[Sentence],
+    entity_types: tuple[str, ...],
+    not_entity_bias: float,
+    purpose: str,
+) -> list[str]:
+    """The type the model chooses for each name ("" when it is no entity)."""
+    if not names:
+        return []
+    opts = type_options(entity_types)
+    # A small model likes to copy a word of the name ("Port Aldren Town Council" -> "town"):
+    # a word of the name other than its last says nothing about what it names and is not
+    # offered; its last word, when it is one of the options ("... Council"), is favoured.
+    groups: dict[tuple[frozenset[str], str], list[int]] = {}
+    for i, n in enumerate(names):
+        words = normalise(n).split() or [""]
+        head = words[-1] if words[-1] in opts.words and len(words) > 1 else ""
+        groups.setdefault((frozenset(words[:-1]) & opts.words, head), []).append(i)
+    out = [""] * len(names)
+    base = opts.bias(not_entity_bias)
+    for (masked, head), members in groups.items():
+        keep = [j for j, o in enumerate(opts.options) if o.strip() not in masked]
+        asks = [
+            prompts.render("type_entities", sentence=context_of(names[i], text, sentences),
+                           name=names[i]).rstrip()
+            for i in members
+        ]
+        bias = tuple(base[j] + (HEAD_BIAS if opts.options[j].strip() == head else 0.0)
+                     for j in keep)
+        picks = model.choose(asks, tuple(opts.options[j] for j in keep), bias=bias,
+                             purpose=purpose)
+        for i, pick in zip(members, picks):
+            out[i] = opts.types[keep[pick]]
+    return out
+
+
+def glean_check(model: ChatModel, prompts: Prompts, found: list[str], doubtful: tuple[str, ...],
+                sentences: list[Sentence]) -> bool:
+    """The paper's gleaning decision, YES or NO, about the doubtful spans."""
+    where = [squash(s.text) for s in sentences if any(occurs(d, normalise(s.text)) for d in doubtful)]
+    prompt = prompts.render(
+        "glean_check_spans", sentences="\n".join(where[:8]), found=", ".join(found) or "none",
+        doubtful=", ".join(doubtful),
+    ).rstrip()
+    return model.choose([prompt], (" YES", " NO"), purpose="glean_check")[0] == 0
+
+
+@dataclass(frozen=True)
+class ClassifyOptions:
+    entity_types: tuple[str, ...]
+    max_gleanings: int
+    not_entity_bias: float
+    doubtful_not_entity_bias: float
+
+
+def classify_chunk(
+    model: ChatModel,
+    prompts: Prompts,
+    chunk: Chunk,
+    sentences: list[Sentence],
+    opts: ClassifyOptions,
+    key: str,
+) -> ChunkExtraction:
+    sure = candidate_names(chunk.text)
+    types = type_names(model, prompts, sure, chunk.text, sentences, opts.entity_types,
+                       opts.not_entity_bias, "type")
+    typed = [(n, t) for n, t in zip(sure, types) if t]
+    decisions = {n: t or "NONE" for n, t in zip(sure, types)}
+    doubtful = doubtful_names(chunk.text)
+    gleanings = 0
+    if opts.max_gleanings and doubtful and glean_check(
+        model, prompts, [n for n, _ in typed], doubtful, sentences
+    ):
+        gleanings = 1
+        more = type_names(model, prompts, doubtful, chunk.text, sentences, opts.entity_types,
+                          opts.doubtful_not_entity_bias, "glean")
+        typed += [(n, t) for n, t in zip(doubtful, more) if t]
+        decisions.update({n: t or "NONE" for n, t in zip(doubtful, more)})
+    entities, relationships = entity_records(typed, sentences, chunk.id)
+    return ChunkExtraction(
+        chunk_id=chunk.id, key=key, status="ok", error="", entities=tuple(entities),
+        relationships=tuple(relationships), raw_replies=(json.dumps(decisions),),
+        gleanings=gleanings, dropped_entities=sum(1 for t in decisions.values() if t == "NONE"),
+    )

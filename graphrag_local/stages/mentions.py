@@ -1,0 +1,117 @@
+"""Where entities are named, without a model: which names each sentence of a chunk holds
+(longest name first, no overlaps, so "River Aldren Restoration Project" is not also a
+mention of "River Aldren"), the sentences that mention each entity, and relationships
+between entities named in one sentence, described by that sentence. Used by the
+extractive and the fast methods; `fast_extraction` is the whole of the fast method's
+extraction: candidate spans typed by their head word, linked by co-occurrence."""
+
+from __future__ import annotations
+
+from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence
+from ..sentences import is_statement, squash
+from .ground import candidate_names, normalise
+
+Span = tuple[int, int]
+
+
+def names_in(text: str, names: list[str]) -> list[str]:
+    """The names `text` mentions, in order of first mention; a name inside a longer
+    mentioned name does not count."""
+    padded = f" {normalise(text)} "
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for name in sorted(dict.fromkeys(names), key=lambda n: (-len(normalise(n)), n)):
+        key = f" {normalise(name)} "
+        if key.strip() == "":
+            continue
+        at = padded.find(key)
+        while at != -1:
+            span = (at, at + len(key))
+            if not any(a < span[1] and span[0] < b for a, b in taken):
+                taken.append(span)
+                found.append((at, name))
+                break
+            at = padded.find(key, at + 1)
+    return [n for _, n in sorted(found)]
+
+
+def sentence_names(sentences: list[Sentence], names: list[str]) -> list[list[str]]:
+    """The names each sentence mentions; none for a heading or fragment (not evidence)."""
+    return [names_in(s.text, names) if is_statement(s.text) else [] for s in sentences]
+
+
+def mention_spans(sentences: list[Sentence], named: list[list[str]], name: str) -> tuple[Span, ...]:
+    return tuple((s.start, s.end) for s, found in zip(sentences, named) if name in found)
+
+
+def cooccurrence(
+    sentences: list[Sentence],
+    named: list[list[str]],
+    chunk_id: str,
+    max_per_sentence: int = 4,
+) -> list[RelationshipRecord]:
+    """One relationship record per pair of entities named in one sentence, per sentence,
+    described by that sentence (verbatim, whitespace collapsed). A sentence naming many
+    entities is a list, not a relation: only its first `max_per_sentence` count."""
+    out: list[RelationshipRecord] = []
+    for s, found in zip(sentences, named):
+        inside = found[:max_per_sentence]
+        for i, a in enumerate(inside):
+            for b in inside[i + 1 :]:
+                out.append(RelationshipRecord(a, b, squash(s.text), 1, chunk_id, ((s.start, s.end),)))
+    return out
+
+
+def entity_records(
+    typed: list[tuple[str, str]], sentences: list[Sentence], chunk_id: str
+) -> tuple[list[EntityRecord], list[RelationshipRecord]]:
+    """Entities (name, type) of a chunk with the sentences that name them, and the
+    relationships their sentences imply."""
+    names = [n for n, _ in typed]
+    named = sentence_names(sentences, names)
+    entities = [
+        EntityRecord(name, type_, "", chunk_id, mention_spans(sentences, named, name))
+        for name, type_ in typed
+    ]
+    return entities, cooccurrence(sentences, named, chunk_id)
+
+
+# head words that say what a name names, for the fast method (no model)
+HEADS = {
+    "LOCATION": {
+        "river", "harbour", "harbor", "marsh", "street", "road", "city", "town", "village",
+        "county", "province", "island", "islands", "mountain", "mountains", "lake", "sea",
+        "ocean", "valley", "bay", "park", "square", "bridge", "district", "region", "state",
+        "country", "kingdom", "republic", "hills", "forest", "coast", "port", "station",
+    },
+    "ORGANIZATION": {
+        "company", "trust", "council", "university", "college", "school", "bank", "party",
+        "association", "society", "institute", "corporation", "inc", "ltd", "group", "club",
+        "committee", "ministry", "department", "agency", "foundation", "church", "army",
+        "navy", "team", "band", "records", "press", "union", "board", "office", "court",
+    },
+    "EVENT": {
+        "festival", "flood", "war", "battle", "election", "vote", "fair", "games",
+        "olympics", "championship", "cup", "conference", "summit", "storm", "revolution",
+        "treaty", "crisis", "strike",
+    },
+}
+UNTYPED = "UNKNOWN"
+
+
+def guess_type(name: str, entity_types: tuple[str, ...]) -> str:
+    """The type a name's last word says, if it is one of `entity_types`; else UNKNOWN."""
+    words = normalise(name).split()
+    head = words[-1] if words else ""
+    for type_, heads in HEADS.items():
+        if head in heads and type_ in entity_types:
+            return type_
+    return UNTYPED
+
+
+def fast_extraction(chunk: Chunk, sentences: list[Sentence], entity_types: tuple[str, ...],
+                    key: str) -> ChunkExtraction:
+    """The fast method: every candidate span is an entity, no model."""
+    typed = [(n, guess_type(n, entity_types)) for n in candidate_names(chunk.text)]
+    entities, relationships = entity_records(typed, sentences, chunk.id)
+    return ChunkExtraction(chunk.id, key, "ok", "", tuple(entities), tuple(relationships))
