@@ -1,15 +1,21 @@
-"""Stage 1: read documents from a folder. Text files are decoded as UTF-8, else with a
-detected encoding; binary, empty and unreadable files are skipped with a warning that
-names them. Identical files are kept once (content-hash ids)."""
+"""Read documents from a folder. Text files (.txt, .md, .csv) are decoded as UTF-8, else
+with a detected encoding; PDF, DOCX and HTML files are read by `readers.py` into text with
+their pages or sections kept for citations ("report.pdf p. 12"). Binary, empty, scanned,
+encrypted, corrupt and unreadable files are skipped with a warning that names them and
+says why; the build goes on. Identical files are kept once (content-hash ids)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..readers import READERS, UnreadableDocument, read_file
 from ..schema import Document, content_id
+
+TEXT_KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".csv": "csv"}
 
 
 def load_documents(
@@ -32,35 +38,62 @@ def load_documents(
             warnings.append(f"{rel}: skipped (not one of {', '.join(exts)})")
             continue
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            warnings.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
+            doc = read_document(path, rel, csv_text_column)
+        except InputError as exc:
+            warnings.append(f"{rel}: skipped ({exc})")
             continue
-        text, encoding, problem = decode(data)
-        if problem:
-            warnings.append(f"{rel}: skipped ({problem})")
+        if doc.id in seen:
+            warnings.append(f"{rel}: skipped (identical to {seen[doc.id]})")
             continue
-        if path.suffix.lower() == ".csv":
-            try:
-                text = _csv_text(text, csv_text_column)
-            except InputError as exc:
-                warnings.append(f"{rel}: skipped ({exc})")
-                continue
-        if not text.strip():
-            warnings.append(f"{rel}: skipped (empty)")
-            continue
-        doc_id = content_id(text)
-        if doc_id in seen:
-            warnings.append(f"{rel}: skipped (identical to {seen[doc_id]})")
-            continue
-        seen[doc_id] = rel
-        docs.append(Document(doc_id, rel, _title(path, text), text, encoding))
+        seen[doc.id] = rel
+        docs.append(doc)
     if not docs:
         raise InputError(
             f"no usable documents in {folder} (looked for {', '.join(exts)} files)"
             + (f"; {len(warnings)} skipped: " + "; ".join(warnings[:5]) if warnings else "")
         )
     return docs, warnings
+
+
+def read_document(path: Path, rel: str, csv_text_column: str) -> Document:
+    """One document, or an InputError saying why it cannot be used."""
+    suffix = path.suffix.lower()
+    if suffix in READERS:
+        try:
+            r = read_file(path)
+        except UnreadableDocument as exc:
+            raise InputError(str(exc)) from None
+        if not r.text.strip():
+            raise InputError("no text")
+        sections = tuple((x.start, x.end, x.label) for x in r.sections)
+        return Document(content_id(r.text), rel, r.title or path.stem, r.text, "utf-8", r.kind,
+                        sections)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"unreadable: {exc.strerror or exc}") from None
+    text, encoding, problem = decode(data)
+    if problem:
+        raise InputError(problem)
+    kind = TEXT_KINDS.get(suffix, "text")
+    if kind == "csv":
+        text = _csv_text(text, csv_text_column)
+    if not text.strip():
+        raise InputError("empty")
+    sections = markdown_sections(text) if kind == "markdown" else ()
+    return Document(content_id(text), rel, _title(path, text), text, encoding, kind, sections)
+
+
+def markdown_sections(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Sections of a markdown text by its headings (labelled "§ Heading"), tiling it."""
+    starts = [(m.start(), "§ " + m.group(1).strip()[:60]) for m in
+              re.finditer(r"^#{1,6}[ \t]+(.+)$", text, re.MULTILINE)]
+    if not starts:
+        return ()
+    if starts[0][0] > 0:
+        starts.insert(0, (0, ""))
+    ends = [s for s, _ in starts[1:]] + [len(text)]
+    return tuple((s, e, label) for (s, label), e in zip(starts, ends))
 
 
 def decode(data: bytes) -> tuple[str, str, str]:
