@@ -4,8 +4,6 @@ needs; heavy libraries are imported only when a function needs them."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -180,8 +178,20 @@ def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -
     from .browse import show as browse
     from .query import load_index_data, open_index
 
-    store, _manifest = open_index(index_dir)
-    return browse(load_index_data(store), kind, name, level)
+    store, manifest = open_index(index_dir)
+    result = browse(load_index_data(store), kind, name, level)
+    if kind == "communities":
+        last = manifest.get("summary", {})
+        result["quality"] = last.get("community_quality", {})
+        result["partition_change"] = last.get("partition_change", {})
+    return result
+
+
+def export(index_dir: Path, fmt: str, out: Path) -> dict[str, Any]:
+    """Write a finished index as microsoft/graphrag parquet, GraphML or CSV files."""
+    from .export import export_index
+
+    return export_index(index_dir, fmt, out)
 
 
 def status(index_dir: Path) -> dict[str, Any]:
@@ -208,6 +218,8 @@ def status(index_dir: Path) -> dict[str, Any]:
         "work_tables": work,
         "manifest": {k: v for k, v in manifest.items() if k != "summary"},
         "last_build": manifest.get("summary", {}),
+        "community_quality": manifest.get("summary", {}).get("community_quality", {}),
+        "partition_change": manifest.get("summary", {}).get("partition_change", {}),
         "failed_chunks": failed_chunks,
         "failed_reports": failed_reports,
     }

@@ -9,7 +9,7 @@ from typing import Any
 from .errors import InputError
 from .search.common import IndexData
 
-KINDS = ("communities", "reports", "entities")
+KINDS = ("communities", "reports", "entities", "graph")
 
 
 def show(data: IndexData, kind: str, name: str = "", level: int | None = None) -> dict[str, Any]:
@@ -17,6 +17,8 @@ def show(data: IndexData, kind: str, name: str = "", level: int | None = None) -
         raise InputError(f"cannot show '{kind}'; choose one of {', '.join(KINDS)}")
     if kind == "communities":
         return {"kind": kind, "tree": community_tree(data, level, name)}
+    if kind == "graph":
+        return {"kind": kind, "payload": graph_payload(data, name or "graphrag-local")}
     if kind == "reports":
         return {"kind": kind, **(report(data, name) if name else {"reports": reports(data, level)})}
     return {"kind": kind, **(entity(data, name) if name else {"entities": entities(data)})}
@@ -114,3 +116,58 @@ def _snippet(text: str, name: str, width: int = 160) -> str:
     start = max(0, at - width // 2) if at >= 0 else 0
     body = " ".join(text[start : start + width].split())
     return ("…" if start else "") + body + ("…" if start + width < len(text) else "")
+
+
+def graph_payload(data: IndexData, title: str) -> dict:
+    """The entity graph as plain data for `graph_view.render_graph_html`: nodes with their
+    description, sources and community per level; edges; communities with their report."""
+    ids = {name: f"n{i}" for i, name in enumerate(sorted(data.entities))}
+    nodes = []
+    for name, nid in ids.items():
+        e = data.entities[name]
+        nodes.append({
+            "id": nid, "name": name, "type": e.type, "degree": e.degree,
+            "description": e.description, "sources": _node_sources(data, e),
+            "communities": {str(lv): cid for lv, cid in data.community_of.get(name, [])},
+        })
+    edges = [{"source": ids[r.source], "target": ids[r.target], "weight": r.weight,
+              "description": r.description}
+             for r in data.relationships if r.source in ids and r.target in ids]
+    communities = []
+    for c in sorted(data.communities, key=lambda c: (c.level, c.id)):
+        r = data.report_by_community.get(c.id)
+        report = None
+        if r is not None:
+            report = {"ref": r.ref, "summary": r.summary, "rating": r.rating,
+                      "findings": [{"text": " ".join(x for x in (f.summary, f.explanation) if x),
+                                    "where": _where(data, f.sources[0]) if f.sources else ""}
+                                   for f in r.findings]}
+        communities.append({"id": c.id, "level": c.level, "parent": c.parent,
+                            "size": len(c.entities), "title": r.title if r else "",
+                            "report": report})
+    levels = sorted({c.level for c in data.communities})
+    return {"title": title, "levels": levels, "nodes": nodes, "edges": edges,
+            "communities": communities}
+
+
+def _where(data: IndexData, source) -> str:
+    chunk = data.chunks.get(source.chunk_id)
+    if chunk is None:
+        return ""
+    doc = data.documents.get(chunk.document_id)
+    label = doc.label_at(chunk.start_char + source.start) if doc else chunk.location
+    return f"{chunk.path}" + (f" {label}" if label else f", chunk {chunk.index + 1}")
+
+
+def _node_sources(data: IndexData, e, limit: int = 6) -> list[dict]:
+    if e.sources:  # extractive: the sentences of its description
+        return [{"ref": data.chunk_ref.get(s.chunk_id, ""), "where": _where(data, s),
+                 "text": " ".join(data.chunks[s.chunk_id].text[s.start:s.end].split())}
+                for s in e.sources[:limit] if s.chunk_id in data.chunks]
+    out = []
+    for cid in e.chunk_ids[:limit]:
+        c = data.chunks.get(cid)
+        if c is not None:
+            out.append({"ref": data.chunk_ref[cid], "where": f"{c.path}, chunk {c.index + 1}",
+                        "text": _snippet(c.text, e.name)})
+    return out

@@ -105,6 +105,7 @@ def status(index: Path = IndexOpt, as_json: bool = JsonOpt) -> None:
         f"n_ctx {m['model']['n_ctx']}  tokenizer {m['tokenizer']}  embedder {m['embedder']}  "
         f"seed {m['seed']}"
     )
+    _render_quality(result["community_quality"], result["partition_change"])
     for f in result["failed_chunks"]:
         out.print(f"[red]failed chunk[/] {f['chunk_id']}: {escape(f['error'])}")
     for f in result["failed_reports"]:
@@ -319,24 +320,59 @@ CHAT_HELP = """commands:
 
 @app.command()
 def show(
-    what: str = typer.Argument(..., help="communities, reports or entities."),
+    what: str = typer.Argument(..., help="communities, reports, entities, or graph."),
     name: str = typer.Argument("", help="An entity name, or a report ref (R3) or id."),
     level: int | None = typer.Option(None, "--level", "-l", help="Only this community level."),
     index: Path = IndexOpt,
+    out_file: Path | None = typer.Option(
+        None, "--out", "-o", help="graph: the HTML file to write (default: graph.html)."),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Browse what was built: the community tree, reports, or an entity with its
-    relationships and sources."""
+    """Browse what was built: the community tree, reports, an entity with its
+    relationships and sources, or (graph) one offline HTML page of the whole graph."""
     from . import api
 
     try:
-        data = api.show(index, what, name, level)
+        title = name or f"graphrag-local: {index}" if what == "graph" else name
+        data = api.show(index, what, title, level)
+        if what == "graph":
+            from .graph_view import write_graph_html
+
+            path = write_graph_html(data["payload"], out_file or Path("graph.html"))
+            p = data["payload"]
+            out.print(f"wrote {path}: {len(p['nodes'])} entities, {len(p['edges'])} "
+                      f"relationships, {len(p['communities'])} communities in "
+                      f"{len(p['levels'])} levels; open it in a browser (works offline)")
+            return
     except GraphragError as exc:
         _fail(exc)
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     _render_show(data)
+
+
+@app.command()
+def export(
+    index: Path = typer.Argument(..., help="The index folder to export."),
+    fmt: str = typer.Option(..., "--format", "-f",
+                            help="graphrag (microsoft/graphrag's parquet tables), graphml "
+                            "(Gephi, networkx) or csv (Neo4j LOAD CSV, spreadsheets)."),
+    out_dir: Path = typer.Option(..., "--out", "-o", help="Folder to write the files into."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Export an index for other tools."""
+    from . import api
+
+    try:
+        r = api.export(index, fmt, out_dir)
+    except GraphragError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    counts = ", ".join(f"{k} {v}" for k, v in r["counts"].items())
+    out.print(f"wrote {len(r['files'])} {r['format']} files to {r['out']}: {counts}")
 
 
 def _command() -> str:
@@ -426,6 +462,7 @@ def eval_judge(
 def eval_extraction(
     gold_file: Path = typer.Argument(..., help="Re-DocRED JSON, e.g. ../shared/data/re_docred/dev_revised.json"),
     limit: int = typer.Option(12, "--limit", help="First N documents."),
+    offset: int = typer.Option(0, "--offset", help="Skip the first N documents (tune on other documents than you report)."),
     model: str | None = ModelOpt,
     gleanings: int | None = typer.Option(None, "--gleanings", help="Gleaning rounds (default: settings)."),
     no_grounding: bool = typer.Option(False, "--no-grounding", help="Keep ungrounded records."),
@@ -443,7 +480,7 @@ def eval_extraction(
     try:
         r = commands.extraction(gold_file, limit=limit, model=model, gleanings=gleanings,
                                 grounding=not no_grounding, names=names, method=method,
-                                content=content, out=out_dir, config=config,
+                                content=content, offset=offset, out=out_dir, config=config,
                                 command=_command(), progress=_log)
     except GraphragError as exc:
         _fail(exc)
@@ -617,6 +654,11 @@ def _render_summary(s: dict, index: Path) -> None:
         err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     for c in s["changes"]:
         err.print(f"[cyan]note:[/] {escape(c)}", highlight=False)
+    sync = s.get("sync", {})
+    moved = [f"{k.removeprefix('documents_')} {len(v)}: {', '.join(v[:3])}{' ...' if len(v) > 3 else ''}"
+             for k, v in sync.items() if k.startswith("documents_") and isinstance(v, list) and v]
+    if moved:
+        err.print(f"[cyan]sync:[/] documents {escape('; '.join(moved))}", highlight=False)
     t = Table(title=f"built {index}", show_header=False)
     t.add_column("what")
     t.add_column("value", justify="right")
@@ -628,6 +670,11 @@ def _render_summary(s: dict, index: Path) -> None:
         ("failed chunks / reports", f"{s['failed_chunks']} / {s['failed_reports']}"),
         ("dropped ungrounded (ent / rel / claim)",
          f"{s['dropped_entities']} / {s['dropped_relationships']} / {s['dropped_claims']}"),
+        ("chunks extracted / reused",
+         f"{s.get('sync', {}).get('chunks_extracted', 0)} / {s.get('sync', {}).get('chunks_reused', 0)}"),
+        ("reports new / reused",
+         f"{s.get('sync', {}).get('reports_new', 0)} / {s.get('sync', {}).get('reports_reused', 0)}"),
+        ("faithful (verbatim share)", f"{(s.get('faithfulness') or {}).get('verbatim_share') or 0:.0%}"),
         ("LLM calls", s["llm_calls"]),
         ("tokens in (evaluated) / reused / out",
          f"{s['tokens_in']} / {s['reused_prompt_tokens']} / {s['tokens_out']}"),
@@ -705,11 +752,14 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
     level = f" level {result.level}" if result.level is not None else ""
     refs = " ".join(c.ref for c in result.citations)
     first = result.timings.get("first_token_seconds")
+    loads = [f"{k.removesuffix('_load_seconds')} load {v:.1f} s"
+             for k, v in result.timings.items() if k.endswith("_load_seconds")]
     err.print(
         f"[dim]{result.method}{level} · {data['llm_calls']} LLM calls · "
         f"{data['context_tokens']} context tokens · {data['completion_tokens']} generated · "
         f"{result.timings.get('total_seconds', 0):.1f} s"
         + (f" (first token {first:.1f} s)" if first is not None else "")
+        + (f" · of which {', '.join(loads)}" if loads else "")
         + (f" · sources {refs}" if brief and refs else "") + "[/]",
         highlight=False,
     )
@@ -739,6 +789,27 @@ def _render_context(result) -> None:
         out.print(Panel(escape(text), title=f"context {i}/{len(result.context)}", expand=False))
 
 
+def _render_quality(quality: dict, change: dict) -> None:
+    """Community quality per level, and how far each level moved since the last build."""
+    if not quality:
+        return
+    t = Table(title="community quality per level")
+    for col in ("level", "communities", "modularity", "coverage", "performance",
+                "sizes min/med/max", "singletons", "moved NMI/ARI"):
+        t.add_column(col)
+    for lv, q in quality.items():
+        moved = change.get(lv)
+        t.add_row(lv, str(q["communities"]), f"{q['modularity']:.3f}", f"{q['coverage']:.3f}",
+                  f"{q['performance']:.3f}",
+                  f"{q['sizes']['min']}/{q['sizes']['median']:g}/{q['sizes']['max']}",
+                  str(q["singletons"]),
+                  f"{moved['nmi']:.2f}/{moved['ari']:.2f}" if moved else "-")
+    out.print(t)
+    if change:
+        out.print("[dim]moved: NMI and ARI between this build's partition and the previous "
+                  "build's, over the entities both hold (1 = unchanged)[/]")
+
+
 def _render_show(data: dict) -> None:
     from rich.tree import Tree
 
@@ -756,6 +827,7 @@ def _render_show(data: dict) -> None:
         for node in data["tree"]:
             add(tree, node)
         out.print(tree)
+        _render_quality(data.get("quality", {}), data.get("partition_change", {}))
     elif "report" in data:
         from rich.markdown import Markdown
 

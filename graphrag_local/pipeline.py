@@ -26,10 +26,10 @@ from pathlib import Path
 from . import faithfulness
 from .embed import EMBEDDER_NAME, Embedder
 from .llm import ChatModel
+from .manifest import build_summary, make_manifest, manifest_changes
 from .presets import Preset
 from .prompts import Prompts
 from .recipe import Recipe
-from .manifest import build_summary, make_manifest, manifest_changes
 from .schema import (
     Chunk,
     ChunkExtraction,
@@ -45,6 +45,7 @@ from .schema import (
     chunk_row,
     community_row,
     content_id,
+    document_row,
     entity_row,
     extraction_from_row,
     extraction_row,
@@ -69,6 +70,7 @@ from .stages.merge import (
     relationship_id,
     summarize,
 )
+from .stages.quality import level_quality, partition_change
 from .stages.reports import Elements, build_context, report_budget, write_report
 from .store import BuildLock, Store
 from .tokenizer import corpus_encoding
@@ -131,6 +133,10 @@ class Build:
     evidence: dict[Source, Evidence] = field(default_factory=dict)  # those sentences, read
     vectors: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     faithfulness: dict = field(default_factory=dict)
+    sync: dict = field(default_factory=dict)  # what changed since the index's last build
+    previous: dict = field(default_factory=dict)  # what the last build left, for `sync`
+    community_quality: dict = field(default_factory=dict)  # per level
+    partition_change: dict = field(default_factory=dict)  # per level, against the last build
     warnings: list[str] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -175,9 +181,25 @@ class Build:
 
 
 def load(b: Build) -> None:
+    """The folder's documents, and how they differ from the index's previous build: a
+    build syncs the index with the folder (what only a removed or changed document
+    supported disappears with it; what is unchanged is reused)."""
     s = b.settings.input
     b.documents, warnings = load_documents(b.docs_dir, s.extensions, s.csv_text_column)
     b.warnings.extend(warnings)
+    before = {r["path"]: r["id"] for r in b.store.read("documents", ["path", "id"])}
+    now = {d.path: d.id for d in b.documents}
+    b.previous = {
+        "entities": {r["name"] for r in b.store.read("entities", ["name"])},
+        "report_keys": {r["key"] for r in b.store.read("community_reports", ["key", "status"])
+                        if r["status"] == "ok"},
+    }
+    b.sync = {
+        "documents_added": sorted(p for p in now if p not in before),
+        "documents_changed": sorted(p for p in now if p in before and before[p] != now[p]),
+        "documents_removed": sorted(p for p in before if p not in now),
+        "documents_unchanged": sum(1 for p in now if before.get(p) == now[p]),
+    }
 
 
 def chunk(b: Build) -> None:
@@ -202,6 +224,8 @@ def extract(b: Build) -> None:
         by_chunk.setdefault(s.chunk_id, []).append(s)
     for i, (c, key) in enumerate(zip(b.chunks, keys)):
         row = cache.row(key)
+        b.sync["chunks_reused" if row is not None else "chunks_extracted"] = (
+            b.sync.get("chunks_reused" if row is not None else "chunks_extracted", 0) + 1)
         if row is not None:
             result = extraction_from_row(row, c.id)
         else:
@@ -316,12 +340,26 @@ def _describe_with_model(
 
 
 def communities(b: Build) -> None:
+    """Hierarchical Leiden; then how good each level is, and how far each level moved
+    since the index's previous build (NMI/ARI over the entities both hold)."""
     g = b.settings.graph
     graph = build_graph(
         [e.name for e in b.entities],
         [(r.source, r.target, r.weight) for r in b.relationships],
     )
     b.clusters = hierarchical_leiden(graph, g.max_cluster_size, g.seed, g.max_levels)
+    levels = sorted({c.level for c in b.clusters})
+    b.community_quality = {
+        str(lv): level_quality(graph, [list(c.members) for c in b.clusters if c.level == lv])
+        for lv in levels
+    }
+    before: dict[int, dict[str, str]] = {}
+    for row in b.store.read("communities", ["id", "level", "entities"]):
+        for name in row["entities"]:
+            before.setdefault(row["level"], {})[name] = row["id"]
+    now = {lv: {m: c.id for c in b.clusters if c.level == lv for m in c.members} for lv in levels}
+    b.partition_change = {str(lv): partition_change(before[lv], now[lv])
+                          for lv in levels if lv in before}
     b.progress("communities", 1, 1)
 
 
@@ -339,6 +377,13 @@ def reports(b: Build) -> None:
         b.progress("reports", i + 1, len(todo))
     b.reports = sorted(done.values(), key=lambda r: (r.level, r.id))
     b.counts["failed_reports"] = sum(r.status != "ok" for r in b.reports)
+    reused = sum(r.key in b.previous["report_keys"] for r in b.reports if r.status == "ok")
+    names = {e.name for e in b.entities}
+    b.sync.update({
+        "reports_reused": reused, "reports_new": len(b.reports) - reused,
+        "entities_added": len(names - b.previous["entities"]),
+        "entities_removed": len(b.previous["entities"] - names),
+    })
     for r in b.reports:
         if r.status != "ok":
             b.warnings.append(f"community {r.community_id} (level {r.level}): report failed: {r.error}")
@@ -369,7 +414,9 @@ def _extractive_reporter(b: Build):
             for c in children if c.id in done and done[c.id].status == "ok"
             for f in done[c.id].findings if f.sources and f.sources[0] in evidence
         ]
-        key = content_id("extractive-report", cluster.id, length=24)
+        key = content_id("extractive-report", json.dumps(asdict(s)), *cluster.members,
+                         *sorted(e.text for e in kept), *sorted(e.text for _, e in child_findings),
+                         length=24)
         return extractive_report(cluster, ev, child_findings, key,
                                  max_findings=s.max_findings, max_summary_chars=s.max_summary_chars)
 
@@ -452,7 +499,7 @@ def store(b: Build) -> None:
     dim = b.embedder_dim
     zero = [0.0] * dim
     v = b.vectors
-    b.store.write("documents", [asdict(d) for d in b.documents], dim)
+    b.store.write("documents", [document_row(d) for d in b.documents], dim)
     b.store.write("chunks", [chunk_row(c, v["chunks"][c.id]) for c in b.chunks], dim)
     b.store.write("sentences", [sentence_row(s, v["sentences"][s.id]) for s in b.sentences], dim)
     b.store.write("entities", [entity_row(e, v["entities"].get(e.id, zero)) for e in b.entities], dim)

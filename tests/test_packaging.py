@@ -24,12 +24,15 @@ def test_wheel_ships_and_finds_presets_and_prompts(tmp_path):
         z.extractall(site)
     assert "graphrag_local/data/models.toml" in names
     assert "graphrag_local/data/prompts/extract_entities.txt" in names
+    assert "graphrag_local/data/prompts/type_entities.txt" in names
+    assert "graphrag_local/graph_view.js" in names
     for module in ("search/global_search.py", "eval/judge.py", "query.py", "stages/extract.py"):
         assert f"graphrag_local/{module}" in names, module
     probe = (
         "from graphrag_local import resources, prompts, presets; "
         f"assert str(resources.data_dir()).startswith({str(site)!r}); "
         "prompts.load_prompts(); import graphrag_local.cli, graphrag_local.query; "
+        "from graphrag_local.graph_view import page_script; assert 'function' in page_script(); "
         "print(sorted(presets.load_presets()[0]))"
     )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,

@@ -15,6 +15,7 @@ from ..schema import (
     Claim,
     Community,
     CommunityReport,
+    Document,
     Entity,
     Finding,
     Relationship,
@@ -233,6 +234,7 @@ class IndexData:
     reports: list[Report]  # ok reports, sorted by (level, id)
     communities: list[Community]
     sentences: list[Sentence] = field(default_factory=list)
+    documents: dict[str, Document] = field(default_factory=dict)  # by id, text left out
 
     def __post_init__(self) -> None:
         self.community_of: dict[str, list[tuple[int, str]]] = {}  # name -> [(level, id)]
@@ -245,9 +247,10 @@ class IndexData:
         self.chunk_ref = {c.id: f"S{i}" for i, c in enumerate(order, 1)}
 
     def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:
+        where = f"{chunk.location}, " if chunk.location else ""
         return Citation(
             "chunk", self.chunk_ref[chunk.id], chunk.id, chunk.path,
-            f"chunk {chunk.index + 1}, tokens {chunk.start_token}-{chunk.end_token}", score,
+            f"{where}chunk {chunk.index + 1}, tokens {chunk.start_token}-{chunk.end_token}", score,
         )
 
     def report_citation(self, report: Report, score: float = 0.0) -> Citation:
@@ -266,10 +269,11 @@ def answer_from_context(
     history: list[tuple[str, str]] | None = None,
     on_text: OnText | None = None,
     started: float | None = None,
+    purpose: str = "answer",
 ) -> SearchResult:
-    """One answer from one context (local and basic search): the budget is what n_ctx
-    leaves after the prompt (with the chat history) and the answer; `make_context` fills
-    it and says what it cited."""
+    """One answer from one context (local and basic search, and the reduce step of global
+    search): the budget is what n_ctx leaves after the prompt (with the chat history) and
+    the answer; `make_context` fills it and says what it cited."""
     started = started or time.perf_counter()
     calls_before = len(model.calls)
     result = SearchResult(question=question, method=method, answer="")
@@ -286,7 +290,7 @@ def answer_from_context(
         result.context_tokens = model.count_tokens(context)
         prompt = prompts.render(prompt_name, context=context, history=hist, question=question)
         answer, looped, first_at = generate_answer(
-            model, prompt, settings.answer_max_tokens, on_text, purpose="answer"
+            model, prompt, settings.answer_max_tokens, on_text, purpose=purpose
         )
         result.answer, result.stopped_loop = answer, looped
         if first_at is not None:

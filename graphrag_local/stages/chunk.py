@@ -56,6 +56,7 @@ def chunk_text(doc: Document, encoding: Encoding, size: int, overlap: int) -> li
                     text=text,
                     start_char=lo,
                     end_char=hi,
+                    location=doc.label_at(lo, hi),
                 )
             )
         if start + size >= len(tokens):
