@@ -75,7 +75,7 @@ def e2e(tmp_path_factory):
     index = base / "index"
     out = {"docs": docs, "index": index}
     with no_network() as attempts:
-        mp.setenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS", "4")
+        mp.setenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS", "15")  # in the second or third chunk
         with pytest.raises(InjectedFailure):
             api.build(docs, index)
         mp.delenv("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")

@@ -14,7 +14,7 @@ STAGE_VALUES = {
     "summarize_descriptions": {"name", "descriptions"},
     "community_report": {"context", "max_findings"},
     "global_map": {"max_points", "question", "data"},
-    "global_reduce": {"points", "history", "question"},
+    "global_reduce": {"context", "history", "question"},
     "local_search": {"context", "history", "question"},
     "basic_search": {"context", "history", "question"},
     "type_entities": {"sentence", "name"},

@@ -124,8 +124,8 @@ def judge(
 def extraction(
     gold_file: Path, *, limit: int = 12, model: str | None = None, gleanings: int | None = None,
     grounding: bool = True, names: str | None = None, method: str | None = None,
-    content: str | None = None, out: Path | None = None, config: Path | None = None,
-    command: str = "", progress=lambda msg: None,
+    content: str | None = None, offset: int = 0, out: Path | None = None,
+    config: Path | None = None, command: str = "", progress=lambda msg: None,
 ) -> dict:
     from ..recipe import make_recipe
     from .extraction import evaluate, gold_doc, load_docred, select
@@ -134,7 +134,7 @@ def extraction(
         raise InputError(f"{gold_file}: no such gold file")
     try:
         docs = load_docred(gold_file)
-        golds = [gold_doc(docs, i) for i in select(docs, limit)]
+        golds = [gold_doc(docs, i) for i in select(docs, limit, offset=offset)]
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{gold_file}: not Re-DocRED data ({exc})") from None
     settings = api.resolve_settings(config, model, method)
@@ -156,6 +156,7 @@ def extraction(
         if chat is not None:
             chat.close()
     row = {"model": info.preset.name, "method": recipe.method, "content": recipe.content,
+           "offset": offset,
            "names": recipe.extract.names if not recipe.extractive else "spans",
            "gleanings": recipe.classify.max_gleanings if recipe.extractive else recipe.extract.max_gleanings,
            "grounding": grounding, **row}

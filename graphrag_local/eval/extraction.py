@@ -71,12 +71,13 @@ def load_docred(path: Path) -> list[dict]:
     return data
 
 
-def select(docs: list[dict], limit: int, seed: int | None = None) -> list[int]:
-    """Indices of the evaluated documents: the first `limit`, or with `seed` a seeded
-    random sample of `limit` (kept in file order)."""
+def select(docs: list[dict], limit: int, seed: int | None = None, offset: int = 0) -> list[int]:
+    """Indices of the evaluated documents: `limit` from `offset` on (settings are tuned
+    on other documents than those reported: e.g. --offset 100 for tuning), or with `seed`
+    a seeded random sample of `limit` (kept in file order)."""
     n = min(limit, len(docs))
     if seed is None:
-        return list(range(n))
+        return list(range(offset, min(offset + limit, len(docs))))
     return sorted(random.Random(seed).sample(range(len(docs)), n))
 
 

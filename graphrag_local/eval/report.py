@@ -1,7 +1,7 @@
 """One markdown summary of evaluation runs: whatever each run folder holds (answers ->
 context tokens per condition, the paper's Table 3; judgments -> win rates and the
-heatmap; extraction scores; the chunk-size x gleanings figure), with the command that
-produced each."""
+heatmap; extraction scores; factual questions; faithfulness of an index; the chunk-size x
+gleanings figure), with the command that produced each."""
 
 from __future__ import annotations
 
@@ -64,13 +64,42 @@ def build_report(runs: list[Path], out: Path | None = None) -> str:
             if (run / "winrates.png").is_file():
                 parts += [f"![win rates]({os.path.relpath(run / 'winrates.png', base)})", ""]
         if (run / "extraction.json").is_file():
-            r = json.loads((run / "extraction.json").read_text(encoding="utf-8"))
+            rows = json.loads((run / "extraction.json").read_text(encoding="utf-8"))
+            rows = rows if isinstance(rows, list) else [rows]
             parts += ["### Extraction against gold", "",
-                      "| docs | entity P | entity R | entity F1 | relationship P | relationship R "
-                      "| entities / doc | s / doc | failed |", "|---|---|---|---|---|---|---|---|---|",
-                      f"| {r['docs']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} "
-                      f"| {r['rel_precision']:.3f} | {r['rel_recall']:.3f} | {r['entities_per_doc']} "
-                      f"| {r['seconds_per_doc']} | {r['failures']} |", ""]
+                      "| method | content | docs | entity P | entity R | entity F1 | type accuracy "
+                      "| relationship P | relationship R | entities / doc | s / doc | failed |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            for r in rows:
+                parts.append(
+                    f"| {r.get('method', 'standard')} | {r.get('content', 'abstractive')} "
+                    f"| {r['docs']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} "
+                    f"| {r.get('type_accuracy', 0):.3f} | {r['rel_precision']:.3f} "
+                    f"| {r['rel_recall']:.3f} | {r['entities_per_doc']} | {r['seconds_per_doc']} "
+                    f"| {r['failures']} |")
+            parts.append("")
+        if (run / "facts.json").is_file():
+            r = json.loads((run / "facts.json").read_text(encoding="utf-8"))
+            parts += [f"### Factual questions ({r['content']} answers)", "",
+                      "| method | correct | accuracy | median s / answer | LLM calls / answer |",
+                      "|---|---|---|---|---|"]
+            parts += [f"| {m['method']} | {m['correct']}/{m['questions']} | {m['accuracy']:.0%} "
+                      f"| {m['median_seconds']:.1f} | {m['llm_calls_per_answer']} |"
+                      for m in r["methods"]]
+            parts.append("")
+        if (run / "faithfulness.json").is_file():
+            r = json.loads((run / "faithfulness.json").read_text(encoding="utf-8"))
+            parts += [f"### Faithfulness ({r['content']}, {r['method']})", "",
+                      "| field | sentences | verbatim | near-verbatim | traceable |",
+                      "|---|---|---|---|---|"]
+            parts += [f"| {k.replace('_', ' ')} | {f['sentences']} | {f['verbatim']} "
+                      f"| {f['near_verbatim']} | {f['traceable_share']:.0%} |"
+                      for k, f in r["fields"].items()]
+            parts += [f"| all | {r['sentences']} | {r['verbatim']} | {r['near_verbatim']} "
+                      f"| {r['traceable_share']:.0%} |", "",
+                      f"Names and numbers absent from the corpus: {r['unknown_names_and_numbers']}. "
+                      f"Findings: {r['findings']}, duplicated {r['duplicated_findings']}, without a "
+                      f"source {r['findings_without_source']}.", ""]
         if (run / "chunking.json").is_file():
             rows = json.loads((run / "chunking.json").read_text(encoding="utf-8"))
             sizes = sorted({r["chunk_size"] for r in rows})

@@ -25,11 +25,9 @@ from .common import (
     Report,
     SearchResult,
     Unit,
+    answer_from_context,
     budget_for,
     followup_text,
-    generate_answer,
-    history_block,
-    mark_cited,
     pack_batches,
     take_within,
     truncate_tokens,
@@ -93,6 +91,81 @@ def rank_points(points: list[Point]) -> list[Point]:
     return list(merged.values())
 
 
+@dataclass
+class Mapped:
+    """What the map step found: points from every context, and what it read."""
+
+    points: list[Point]
+    contexts: list[str]
+    context_tokens: int
+    calls: int
+    failed: int
+    seconds: float
+
+
+def map_step(
+    model: ChatModel, prompts: Prompts, asked: str, units: list[Unit], settings: QuerySettings,
+    seed: int,
+) -> Mapped:
+    """The units, shuffled and packed into contexts that fit the window; each context
+    answered by points with 0-100 scores and their sources (by grammar: only ids of that
+    context)."""
+    started = time.perf_counter()
+    q = settings
+    longest = max((u.ref for u in units), key=len, default="R1")
+    reply_tokens = max_reply_tokens(
+        schema_of(map_model((longest,) * 3, q.map_max_points, q.map_point_chars))
+    )
+    empty = prompts.render("global_map", max_points=str(q.map_max_points), question=asked, data="")
+    budget = budget_for(model, empty, reply_tokens, q.context_tokens)
+    order = shuffled(units, seed)
+    texts = [truncate_tokens(u.text, budget - 2, model.count_tokens) for u in order]
+    mapped = Mapped([], [], 0, 0, 0, 0.0)
+    batches = pack_batches(texts, budget, model.count_tokens)
+    mapped.calls = len(batches)
+    for b, batch in enumerate(batches):
+        data = "\n\n".join(texts[i] for i in batch)
+        refs = tuple(order[i].ref for i in batch)
+        prompt = prompts.render(
+            "global_map", max_points=str(q.map_max_points), question=asked, data=data
+        )
+        mapped.contexts.append(data)
+        mapped.context_tokens += model.count_tokens(data)
+        reply = ask(
+            model, [{"role": "user", "content": prompt}],
+            map_model(refs, q.map_max_points, q.map_point_chars), purpose="map",
+        )
+        if reply.value is None:
+            mapped.failed += 1
+            continue
+        mapped.points += [
+            Point(p.description.strip(), int(p.score), tuple(dict.fromkeys(p.sources)), b)
+            for p in reply.value.points
+        ]
+    mapped.seconds = round(time.perf_counter() - started, 3)
+    return mapped
+
+
+def reduce_context(
+    ranked: list[Point], units: list[Unit], budget: int, count
+) -> tuple[str, list[Citation]]:
+    """The best points that fit `budget`, each with its score and sources, and the
+    citations of the units they came from (scored by their best point)."""
+    lines = [f"- (score {p.score}) {p.description} [{', '.join(p.sources)}]" for p in ranked]
+    kept = max(1, take_within(lines, budget, count))
+    text = "\n".join(truncate_tokens(line, budget, count) for line in lines[:kept])
+    by_ref = {u.ref: u for u in units}
+    best: dict[str, int] = {}
+    for p in ranked[:kept]:
+        for ref in p.sources:
+            best[ref] = max(best.get(ref, 0), p.score)
+    cites = [
+        replace(by_ref[ref].citation, score=float(s))
+        for ref, s in sorted(best.items(), key=lambda kv: -kv[1]) if ref in by_ref
+    ]
+    return text, cites
+
+
 def map_reduce(
     model: ChatModel,
     prompts: Prompts,
@@ -108,87 +181,31 @@ def map_reduce(
     what: str = "community reports",
 ) -> SearchResult:
     started = time.perf_counter()
-    history = history or []
     calls_before = len(model.calls)
-    q = settings
-    asked = followup_text(question, history)
-    result = SearchResult(question=question, method=method, answer="", level=level)
-
-    # map
-    longest = max((u.ref for u in units), key=len, default="R1")
-    reply_tokens = max_reply_tokens(
-        schema_of(map_model((longest,) * 3, q.map_max_points, q.map_point_chars))
-    )
-    empty = prompts.render("global_map", max_points=str(q.map_max_points), question=asked, data="")
-    budget = budget_for(model, empty, reply_tokens, q.context_tokens)
-    order = shuffled(units, seed)
-    texts = [truncate_tokens(u.text, budget - 2, model.count_tokens) for u in order]
-    points: list[Point] = []
-    batches = pack_batches(texts, budget, model.count_tokens)
-    result.map_calls = len(batches)
-    for b, batch in enumerate(batches):
-        data = "\n\n".join(texts[i] for i in batch)
-        refs = tuple(order[i].ref for i in batch)
-        prompt = prompts.render(
-            "global_map", max_points=str(q.map_max_points), question=asked, data=data
+    mapped = map_step(model, prompts, followup_text(question, history or []), units,
+                      settings, seed)
+    ranked = rank_points(mapped.points)
+    if ranked:  # reduce: one answer from the best points
+        result = answer_from_context(
+            model, prompts, "global_reduce", method, question,
+            lambda budget: reduce_context(ranked, units, budget, model.count_tokens),
+            settings=settings, history=history, on_text=on_text, started=started,
+            purpose="reduce",
         )
-        result.context.append(data)
-        result.context_tokens += model.count_tokens(data)
-        reply = ask(
-            model, [{"role": "user", "content": prompt}],
-            map_model(refs, q.map_max_points, q.map_point_chars), purpose="map",
-        )
-        if reply.value is None:
-            result.failed_calls += 1
-            continue
-        points += [
-            Point(p.description.strip(), int(p.score), tuple(dict.fromkeys(p.sources)), b)
-            for p in reply.value.points
-        ]
-    result.timings["map_seconds"] = round(time.perf_counter() - started, 3)
-
-    # reduce
-    ranked = rank_points(points)
-    by_ref = {u.ref: u for u in units}
-    if not ranked:
-        result.no_answer = True
-        if result.failed_calls and result.failed_calls == result.map_calls:
-            result.answer = MALFORMED.format(n=result.map_calls)
+        result.timings["reduce_seconds"] = round(result.timings["total_seconds"] - mapped.seconds, 3)
+    else:
+        result = SearchResult(question=question, method=method, answer="", no_answer=True)
+        if mapped.failed and mapped.failed == mapped.calls:
+            result.answer = MALFORMED.format(n=mapped.calls)
         else:
             result.answer = NOTHING_RELEVANT.format(n=len(units), what=what)
-            if result.failed_calls:
-                result.answer += f" ({result.failed_calls} map replies were malformed and skipped.)"
-    else:
-        hist = history_block(history, q.history_turns, 300, model.count_tokens)
-        empty = prompts.render("global_reduce", points="", history=hist, question=question)
-        reduce_budget = budget_for(model, empty, q.answer_max_tokens, q.context_tokens)
-        lines = [
-            f"- (score {p.score}) {p.description} [{', '.join(p.sources)}]" for p in ranked
-        ]
-        kept = max(1, take_within(lines, reduce_budget, model.count_tokens))
-        points_text = "\n".join(
-            truncate_tokens(line, reduce_budget, model.count_tokens) for line in lines[:kept]
-        )
-        result.context.append(points_text)
-        result.context_tokens += model.count_tokens(points_text)
-        prompt = prompts.render("global_reduce", points=points_text, history=hist, question=question)
-        reduce_started = time.perf_counter()
-        answer, looped, first_at = generate_answer(
-            model, prompt, q.answer_max_tokens, on_text, purpose="reduce"
-        )
-        result.answer, result.stopped_loop = answer, looped
-        if first_at is not None:
-            result.timings["first_token_seconds"] = round(first_at - started, 3)
-        result.timings["reduce_seconds"] = round(time.perf_counter() - reduce_started, 3)
-        best: dict[str, int] = {}
-        for p in ranked[:kept]:
-            for ref in p.sources:
-                best[ref] = max(best.get(ref, 0), p.score)
-        cites = [
-            replace(by_ref[ref].citation, score=float(s))
-            for ref, s in sorted(best.items(), key=lambda kv: -kv[1]) if ref in by_ref
-        ]
-        result.citations, result.unknown_refs = mark_cited(answer, cites)
+            if mapped.failed:
+                result.answer += f" ({mapped.failed} map replies were malformed and skipped.)"
+    result.level = level
+    result.map_calls, result.failed_calls = mapped.calls, mapped.failed
+    result.context = mapped.contexts + result.context
+    result.context_tokens += mapped.context_tokens
+    result.timings["map_seconds"] = mapped.seconds
     result.calls = list(model.calls[calls_before:])
     result.timings["total_seconds"] = round(time.perf_counter() - started, 3)
     return result

@@ -135,6 +135,27 @@ def glean_check(model: ChatModel, prompts: Prompts, found: list[str], doubtful: 
     return model.choose([prompt], (" YES", " NO"), purpose="glean_check")[0] == 0
 
 
+# words a person's name is often written after; a span the model types PERSON loses them
+# ("Prime Minister Sheikh Hasina" -> "Sheikh Hasina"), a span of another type keeps them
+# ("General Motors")
+TITLES = frozenset(
+    "king queen prince princess emperor empress pope saint st sir dame lord lady duke "
+    "duchess count countess baron baroness president vice prime minister chancellor "
+    "senator governor mayor general colonel captain major lieutenant admiral sergeant "
+    "judge justice bishop archbishop cardinal reverend rev dr doctor professor prof mr "
+    "mrs ms miss democrat republican chairman chairwoman secretary ambassador".split()
+)
+
+
+def untitled(name: str) -> str:
+    """`name` without the title words it starts with (when a name remains)."""
+    words = name.split()
+    i = 0
+    while i < len(words) - 1 and normalise(words[i]) in TITLES:
+        i += 1
+    return " ".join(words[i:])
+
+
 @dataclass(frozen=True)
 class ClassifyOptions:
     entity_types: tuple[str, ...]
@@ -166,6 +187,7 @@ def classify_chunk(
                           opts.doubtful_not_entity_bias, "glean")
         typed += [(n, t) for n, t in zip(doubtful, more) if t]
         decisions.update({n: t or "NONE" for n, t in zip(doubtful, more)})
+    typed = list(dict.fromkeys((untitled(n) if t == "PERSON" else n, t) for n, t in typed))
     entities, relationships = entity_records(typed, sentences, chunk.id)
     return ChunkExtraction(
         chunk_id=chunk.id, key=key, status="ok", error="", entities=tuple(entities),

@@ -46,16 +46,17 @@ def relationship_score(e: Evidence) -> tuple:
 
 
 def select(ranked: list[Evidence], max_chars: int) -> list[Evidence]:
-    """The best sentences, no two alike, within `max_chars` (always at least one)."""
+    """The best sentences, no two alike, within `max_chars`; when none fits, the
+    shortest of the best few (a description is never empty while there is evidence)."""
     chosen: list[Evidence] = []
     used = 0
     for e in ranked:
-        if any(near_duplicate(e.text, c.text) for c in chosen):
-            continue
-        if chosen and used + len(e.text) + 1 > max_chars:
+        if used + len(e.text) + 1 > max_chars or any(near_duplicate(e.text, c.text) for c in chosen):
             continue
         chosen.append(e)
         used += len(e.text) + 1
+    if not chosen and ranked:
+        chosen = [min(ranked[:3], key=lambda e: len(e.text))]
     return chosen
 
 

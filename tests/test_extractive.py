@@ -1,0 +1,351 @@
+"""Extractive content: sentences with offsets, mentions and co-occurrence, the model's
+typing choices (with a scripted chooser), descriptions, reports chosen from evidence, the
+faithfulness check, and the choice trie. Real-model behaviour is in test_e2e."""
+
+import pytest
+from fakes import FakeChatModel
+
+from graphrag_local import faithfulness
+from graphrag_local.llm import _OptionTrie
+from graphrag_local.prompts import load_prompts
+from graphrag_local.schema import (
+    Chunk,
+    CommunityReport,
+    Document,
+    Entity,
+    Finding,
+    Relationship,
+    Source,
+)
+from graphrag_local.sentences import is_statement, near_duplicate, split_sentences
+from graphrag_local.stages.chunk import chunk_documents, chunk_sentences
+from graphrag_local.stages.classify import ClassifyOptions, classify_chunk, type_names, type_options
+from graphrag_local.stages.communities import Cluster
+from graphrag_local.stages.describe import Evidence, describe_entity
+from graphrag_local.stages.findings import CommunityEvidence, extractive_report, title_of
+from graphrag_local.stages.mentions import cooccurrence, fast_extraction, guess_type, names_in
+from graphrag_local.tokenizer import corpus_encoding
+
+TYPES = ("PERSON", "ORGANIZATION", "LOCATION", "EVENT")
+TEXT = (
+    "# The Aldren Water Trust\n\n"
+    "The Aldren Water Trust is a charity based in Port Aldren. Mara Quill founded the Aldren "
+    "Water Trust in 2015. Mr. Renn met Dr. Voss at St. Mary's. Port Aldren Town Council funds "
+    "the River Aldren Restoration Project. Farmers drained the marsh."
+)
+
+
+def doc_and_chunk(text=TEXT):
+    doc = Document("d1", "trust.md", "Trust", text, "utf-8")
+    chunks = chunk_documents([doc], corpus_encoding(), 600, 100)
+    return doc, chunks[0], chunk_sentences([doc], chunks)
+
+
+# --- sentences and chunks ----------------------------------------------------------------
+
+
+def test_sentences_keep_offsets_headings_and_abbreviations():
+    spans = split_sentences(TEXT)
+    texts = [TEXT[a:b] for a, b in spans]
+    assert texts[0] == "# The Aldren Water Trust"
+    assert "Mr. Renn met Dr. Voss at St. Mary's." in texts
+    assert all(TEXT[a:b] == t for (a, b), t in zip(spans, texts))
+    assert not is_statement(texts[0]) and is_statement(texts[1])
+
+
+def test_long_sentence_is_cut_at_a_clause():
+    text = "This is long, " * 40 + "and it ends here."
+    spans = split_sentences(text, max_chars=120)
+    assert len(spans) > 3 and all(b - a <= 120 for a, b in spans)
+    assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "")
+
+
+def test_chunks_know_their_place_and_sentences_theirs():
+    text = "\n\n".join(f"Sentence number {i} names Mara Quill once." for i in range(400))
+    doc = Document("d", "a.txt", "a", text, "utf-8")
+    chunks = chunk_documents([doc], corpus_encoding(), 120, 20)
+    sentences = chunk_sentences([doc], chunks)
+    assert len(chunks) > 5
+    for c in chunks:
+        assert doc.text[c.start_char : c.end_char] == c.text
+    by_id = {c.id: c for c in chunks}
+    assert len(sentences) == 400  # each sentence once, in the chunk that holds it whole
+    assert all(by_id[s.chunk_id].text[s.start : s.end] == s.text for s in sentences)
+
+
+def test_near_duplicates():
+    assert near_duplicate("Mara Quill founded the Trust.", "Mara Quill founded the trust")
+    assert not near_duplicate("Mara Quill founded the Trust.", "Tobias Renn joined the Trust.")
+
+
+# --- mentions, co-occurrence, the fast method --------------------------------------------
+
+
+def test_longest_name_wins_and_is_not_also_its_part():
+    text = "The River Aldren Restoration Project restores the River Aldren."
+    assert names_in(text, ["River Aldren", "River Aldren Restoration Project"]) == [
+        "River Aldren Restoration Project", "River Aldren"]
+    assert names_in("The River Aldren Restoration Project began.", ["River Aldren",
+                    "River Aldren Restoration Project"]) == ["River Aldren Restoration Project"]
+
+
+def test_cooccurrence_links_names_of_one_sentence_described_by_it():
+    _, chunk, sentences = doc_and_chunk()
+    named = [names_in(s.text, ["Mara Quill", "Aldren Water Trust", "Port Aldren"])
+             if is_statement(s.text) else [] for s in sentences]
+    rels = cooccurrence(sentences, named, chunk.id)
+    pairs = {(r.source, r.target) for r in rels}
+    assert ("Aldren Water Trust", "Port Aldren") in pairs and ("Mara Quill", "Aldren Water Trust") in pairs
+    for r in rels:
+        (a, b), = r.spans
+        assert chunk.text[a:b] == r.description  # the sentence itself
+
+
+def test_fast_method_needs_no_model_and_types_by_head_word():
+    _, chunk, sentences = doc_and_chunk()
+    x = fast_extraction(chunk, sentences, TYPES, "k")
+    types = {e.name: e.type for e in x.entities}
+    assert types["Port Aldren Town Council"] == "ORGANIZATION"
+    assert types["Mara Quill"] == "UNKNOWN"
+    assert guess_type("Millbrook Flood", TYPES) == "EVENT"
+    assert x.relationships and all(r.spans for r in x.relationships)
+
+
+# --- the model's typing choices ----------------------------------------------------------
+
+
+def chooser(types):
+    """Picks, for each typing prompt, the first option word of the name's scripted type."""
+    def choose(prompt, options, purpose):
+        if purpose == "glean_check":
+            return " YES"
+        name = prompt.rsplit("Here, ", 1)[1].rsplit(" is a", 1)[0]
+        wanted = types.get(name, "")
+        opts = type_options(TYPES)
+        return next(o for o, t in zip(opts.options, opts.types) if t == wanted and o in options)
+    return choose
+
+
+def test_typing_asks_in_the_names_sentence_and_drops_no_entity():
+    _, chunk, sentences = doc_and_chunk()
+    model = FakeChatModel(chooser=chooser({"Mara Quill": "PERSON", "Aldren Water Trust": "ORGANIZATION",
+                                           "Port Aldren": "LOCATION"}))
+    opts = ClassifyOptions(TYPES, 1, -1.5, 1.0)
+    x = classify_chunk(model, load_prompts(), chunk, sentences, opts, "k")
+    kept = {e.name: e.type for e in x.entities}
+    assert kept == {"Mara Quill": "PERSON", "Aldren Water Trust": "ORGANIZATION", "Port Aldren": "LOCATION"}
+    first = [a for a in model.asked if "Here, Mara Quill is a" in a["prompt"]][0]
+    assert "Mara Quill founded the Aldren Water Trust in 2015. Here, Mara Quill is a" in first["prompt"]
+    assert x.gleanings == 1 and any(a["purpose"] == "glean" for a in model.asked)  # "Farmers"
+    mara = next(e for e in x.entities if e.name == "Mara Quill")
+    assert [chunk.text[a:b] for a, b in mara.spans] == ["Mara Quill founded the Aldren Water Trust in 2015."]
+    assert all(r.description in chunk.text for r in x.relationships)
+
+
+def test_a_name_is_not_typed_by_its_own_inner_words_and_its_head_is_favoured():
+    _, chunk, sentences = doc_and_chunk()
+    model = FakeChatModel()
+    type_names(model, load_prompts(), ("Port Aldren Town Council", "Mara Quill"), chunk.text,
+               sentences, TYPES, -1.5, "type")
+    calls = {a["prompt"].rsplit("Here, ", 1)[1]: a for a in model.asked}
+    council = calls["Port Aldren Town Council is a"]
+    assert " town" not in council["options"] and " port" not in council["options"]
+    assert " town" in calls["Mara Quill is a"]["options"]
+
+
+def test_choose_options_form_a_prefix_free_trie_with_forced_steps():
+    toks = {" 1\n": [5, 1, 9], " 10\n": [5, 1, 0, 9], " 2\n": [5, 2, 9]}
+    trie = _OptionTrie(tuple(toks), (), toks.get)
+    assert list(trie.root.children) == [5]  # the space is forced
+    assert set(trie.root.children[5].children) == {1, 2}
+    with pytest.raises(ValueError, match="prefix-free"):
+        _OptionTrie((" a", " ab"), (), {" a": [1], " ab": [1, 2]}.get)
+
+
+# --- descriptions and reports ------------------------------------------------------------
+
+
+def ev(text, i, names=()):
+    return Evidence(Source("c", i, i + len(text)), text, (0, i), tuple(names))
+
+
+def test_description_puts_the_subject_sentence_first_without_repeats_within_budget():
+    es = [ev("Port Aldren funds what Mara Quill does.", 0, ["Port Aldren", "Mara Quill"]),
+          ev("Mara Quill founded the Trust in 2015.", 50, ["Mara Quill"]),
+          ev("Mara Quill founded the trust in 2015", 100, ["Mara Quill"]),
+          ev("Mara Quill is the director of the Trust and " + "x " * 200 + "end.", 150, ["Mara Quill"])]
+    text, sources = describe_entity("Mara Quill", es, 120)
+    assert text.startswith("Mara Quill founded the Trust in 2015.")
+    assert text.count("founded") == 1 and len(text) <= 120
+    assert sources[0] == es[1].source
+
+
+def test_report_is_chosen_from_evidence_with_sources_and_no_repeats():
+    members = ("Ann", "Bob", "Cy")
+    sentences = [ev("Ann leads Bob.", 0, ["Ann", "Bob"]), ev("Ann leads Bob!", 20, ["Ann", "Bob"]),
+                 ev("Cy helps Ann.", 40, ["Cy", "Ann"]), ev("Bob sings.", 60, ["Bob"]),
+                 ev("Ann is tall.", 80, ["Ann"])]
+    e = CommunityEvidence(members, {"Ann": 3, "Bob": 2, "Cy": 1}, sentences,
+                          {"Ann leads Bob.", "Cy helps Ann."})
+    r = extractive_report(Cluster("c", 0, "", members), e, [], "k", max_findings=3,
+                          max_summary_chars=40)
+    assert r.title == title_of(members, e.degree) == "Ann, Bob and Cy"
+    assert r.summary.startswith("Ann leads Bob") and r.summary_sources
+    said = [r.summary] + [f.summary for f in r.findings]
+    assert not any(near_duplicate(a, b) for i, a in enumerate(said) for b in said[i + 1 :])
+    assert all(f.sources and f.explanation == "" for f in r.findings)
+    assert r.rating_by == "graph" and "computed from the graph" in r.rating_explanation
+
+
+# --- the faithfulness check --------------------------------------------------------------
+
+
+def test_faithfulness_finds_invented_text_repeats_and_bad_sources():
+    doc, chunk, _ = doc_and_chunk()
+    good = "Mara Quill founded the Aldren Water Trust in 2015."
+    at = chunk.text.index(good)
+    src = Source(chunk.id, at, at + len(good))
+    ents = [Entity("e1", "Mara Quill", "PERSON", good, (chunk.id,), 1, (src,)),
+            Entity("e2", "Port Aldren", "LOCATION", "The city of Port Aldren is in Ireland.", (chunk.id,))]
+    rels = [Relationship("r1", "Mara Quill", "Port Aldren", good, 1, 1, 1, (chunk.id,), (src,))]
+    report = CommunityReport("c", "c", 0, "k", "ok", "", title="T", summary=good,
+                             findings=(Finding(good, "", (src,)), Finding(good + " ", "", (src,)),
+                                       Finding("Made up.", "", ()),
+                                       Finding(good, "", (Source(chunk.id, 0, 5),))))
+    r = faithfulness.check([doc], [chunk], ents, rels, [report])
+    assert r["fields"]["entity_descriptions"] == {"sentences": 2, "verbatim": 1, "near_verbatim": 0,
+                                                  "traceable_share": 0.5, "verbatim_share": 0.5}
+    assert "Ireland" in r["unknown_examples"]
+    assert r["duplicated_findings"] == 2 and r["findings_without_source"] == 1
+    assert r["bad_sources"] == 1
+    assert len(faithfulness.breaches(r)) == 4
+
+
+def test_faithfulness_of_a_clean_extractive_index_is_total():
+    doc, chunk, _ = doc_and_chunk()
+    good = "Mara Quill founded the Aldren Water Trust in 2015."
+    at = chunk.text.index(good)
+    src = Source(chunk.id, at, at + len(good))
+    ents = [Entity("e1", "Mara Quill", "PERSON", good, (chunk.id,), 1, (src,))]
+    r = faithfulness.check([doc], [chunk], ents, [], [])
+    assert r["traceable_share"] == r["verbatim_share"] == 1.0 and not faithfulness.breaches(r)
+
+
+def test_a_chunk_source_points_into_its_chunk():
+    _, chunk, sentences = doc_and_chunk()
+    assert isinstance(chunk, Chunk)
+    assert all(chunk.text[s.start : s.end] == s.text for s in sentences)
+
+
+# --- the extractive build and its answers, with a scripted model -------------------------
+
+SAMPLE_TYPES = {"Mara Quill": "PERSON", "Tobias Renn": "PERSON", "Elena Voss": "PERSON",
+                "Jonas Halvard": "PERSON", "Aldren Water Trust": "ORGANIZATION",
+                "Port Aldren": "LOCATION", "River Aldren": "LOCATION", "Millbrook": "LOCATION",
+                "Millbrook Flood": "EVENT", "Halvard Shipping Company": "ORGANIZATION"}
+
+
+def scripted_choices(prompt, options, purpose):
+    if purpose in ("type", "glean"):
+        return chooser(SAMPLE_TYPES)(prompt, options, purpose)
+    if purpose == "glean_check":
+        return " NO"
+    if purpose == "map":  # helpful when the statement names the Trust
+        return " 90\n" if "Trust" in prompt.rsplit("Statement:", 1)[1] else " 0\n"
+    raise AssertionError(purpose)
+
+
+def extractive_build(docs, index, model, method="standard"):
+    from test_pipeline import make_build
+
+    from graphrag_local.settings import Settings
+
+    return make_build(docs, index, model, settings=Settings(content="extractive", method=method))
+
+
+@pytest.fixture(scope="module")
+def extractive_index(tmp_path_factory):
+    from conftest import copy_corpus
+
+    from graphrag_local.pipeline import run_build
+
+    base = tmp_path_factory.mktemp("extractive")
+    docs = copy_corpus(base / "docs")
+    model = FakeChatModel(chooser=scripted_choices)
+    summary = run_build(extractive_build(docs, base / "idx", model))
+    return {"base": base, "docs": docs, "index": base / "idx", "summary": summary, "model": model}
+
+
+def test_extractive_build_stores_only_sentences_of_the_documents(extractive_index):
+    from graphrag_local.store import Store
+
+    s = extractive_index["summary"]
+    assert set(s["llm_calls_by_stage"]) == {"extract"}  # descriptions and reports: no model
+    assert s["faithfulness"]["verbatim_share"] == 1.0 and not [w for w in s["warnings"] if "BUG" in w]
+    assert s["entities"] == len(SAMPLE_TYPES) and s["reports"] >= 1
+    store = Store(extractive_index["index"])
+    chunks = {c["id"]: c["text"] for c in store.read("chunks")}
+    import json
+
+    for e in store.read("entities"):
+        sources = json.loads(e["sources_json"])
+        assert sources and " ".join(chunks[c][a:b] for c, a, b in sources) == e["description"]
+    for r in store.read("community_reports"):
+        for f in json.loads(r["findings_json"]):
+            (c, a, b), = f["sources"]
+            assert chunks[c][a:b] == f["summary"]
+
+
+def test_extractive_build_reruns_free_and_resumes_to_the_same_tables(extractive_index, tmp_path):
+    from test_pipeline import tables
+
+    from graphrag_local.errors import InjectedFailure
+    from graphrag_local.pipeline import run_build
+
+    docs, idx = extractive_index["docs"], extractive_index["index"]
+    again = run_build(extractive_build(docs, idx, FakeChatModel()))
+    assert again["llm_calls"] == 0
+    crashed = tmp_path / "crashed"
+    with pytest.raises(InjectedFailure):
+        run_build(extractive_build(docs, crashed, FakeChatModel(chooser=scripted_choices, fail_after=20)))
+    resumed = run_build(extractive_build(docs, crashed, FakeChatModel(chooser=scripted_choices)))
+    assert 0 < resumed["llm_calls"] < extractive_index["summary"]["llm_calls"]
+    assert tables(crashed) == tables(idx)
+
+
+def test_fast_method_builds_without_any_model_call(extractive_index, tmp_path):
+    from graphrag_local.pipeline import run_build
+
+    model = FakeChatModel()  # any call would fail the test
+    s = run_build(extractive_build(extractive_index["docs"], tmp_path / "fast", model, "fast"))
+    assert model.calls == [] and s["llm_calls"] == 0
+    assert s["entities"] > len(SAMPLE_TYPES) and s["reports"] >= 1
+    assert s["faithfulness"]["verbatim_share"] == 1.0 and s["method"] == "fast"
+
+
+def test_extractive_answers_quote_sentences_with_their_sources(extractive_index):
+    from fakes import HashEmbedder
+
+    from graphrag_local.query import Session
+    from graphrag_local.search.extractive import LEAD_MARK
+    from graphrag_local.settings import QuerySettings, Settings
+
+    model = FakeChatModel(chooser=scripted_choices, default=lambda m, g, p: "The Trust is old.")
+    s = Session(extractive_index["index"], Settings(), load_prompts(), lambda: model,
+                HashEmbedder, content="extractive")
+    corpus = " ".join(p.read_text() for p in sorted(extractive_index["docs"].iterdir()))
+    for method in ("basic", "local", "global", "ts"):
+        res = s.ask("Who founded the Aldren Water Trust?", method=method)
+        lines = res.answer.splitlines()
+        assert 1 <= len(lines) <= 5, method
+        for line in lines:
+            sentence, refs = line[2:].rsplit(" [", 1)
+            assert sentence in " ".join(corpus.split()), (method, sentence)
+            assert refs.rstrip("]")
+        assert all(c.cited for c in res.citations if c.kind == "chunk")
+    s.settings = Settings(query=QuerySettings(map_score_weight=10.0))  # the score decides
+    res = s.ask("Who founded the Aldren Water Trust?", method="global")
+    assert res.calls and res.calls[0].purpose == "map" and "Trust" in res.answer
+    assert "Trust" in res.answer.splitlines()[0]  # what the model scored above 0 comes first
+    led = s.ask("Who founded the Aldren Water Trust?", method="basic", lead=True)
+    assert led.answer.startswith(f"{LEAD_MARK} The Trust is old.")
