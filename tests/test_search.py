@@ -15,7 +15,7 @@ from graphrag_local.errors import ConfigError, IndexStateError, InputError
 from graphrag_local.pipeline import run_build
 from graphrag_local.prompts import load_prompts
 from graphrag_local.query import Session, load_index_data, result_dict
-from graphrag_local.schema import CommunityReport, Chunk, Community, Entity, Relationship
+from graphrag_local.schema import Chunk, Community, CommunityReport, Entity, Relationship
 from graphrag_local.search.basic_search import basic_context
 from graphrag_local.search.common import (
     Citation,
