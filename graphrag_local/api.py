@@ -4,6 +4,7 @@ needs; heavy libraries are imported only when a function needs them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ def project_prompts(config: Path | None = None) -> Prompts:
 
 def model_info(settings: Settings) -> ModelInfo:
     preset = presets_mod.get_preset(settings.model or None)
+    if settings.parallel:
+        preset = replace(preset, parallel=settings.parallel)
     path = presets_mod.require(preset)
     presets_mod.check_gguf(path)
     return ModelInfo(preset, path, presets_mod.sha256_file(path))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from .decode import Decoder, Job, _common_prefix
 from .errors import BudgetError, InjectedFailure, ModelError
 from .presets import Preset, check_gguf
 
@@ -45,11 +46,22 @@ class CallRecord:
     forced_tokens: int = 0  # tokens appended without a decoding step (the only way on)
 
 
+@dataclass(frozen=True)
+class Request:
+    """One reply to ask for, among others that do not depend on it (`complete_many`)."""
+
+    messages: list[Message]
+    grammar: str | None = None
+    max_tokens: int = 256
+    purpose: str = ""
+
+
 class ChatModel(Protocol):
     """What the pipeline needs from a chat model."""
 
     name: str
     n_ctx: int
+    parallel: int  # how many requests it decodes at once (1: one after the other)
     calls: list[CallRecord]  # every call so far, in order (the build logs them)
 
     def complete(
@@ -65,6 +77,12 @@ class ChatModel(Protocol):
         """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it.
         With `on_text`, the reply is streamed to it piece by piece; it may stop the reply
         early by returning True (finish reason "stopped")."""
+        ...
+
+    def complete_many(self, requests: list[Request], *, attempt: int = 0) -> list[str]:
+        """The replies to independent requests, in order: the same replies as calling
+        `complete` on each at temperature 0 (up to floating-point order: see
+        `decode.py`), decoded up to `parallel` at a time. One call record per request."""
         ...
 
     def choose(
@@ -122,14 +140,17 @@ class LlamaChatModel:
         if n_gpu < 0:
             n_gpu = -1 if llama_cpp.llama_supports_gpu_offload() else 0
         self.n_gpu_layers = n_gpu
+        self.parallel = self.preset.parallel or auto_parallel(self.path)
         try:
             threads = self.n_threads or int(
                 os.environ.get("GRAPHRAG_LOCAL_THREADS") or os.cpu_count() or 1
             )
+            self._threads = threads
             with _without_amx(llama_cpp):
                 self._llm = llama_cpp.Llama(
                     model_path=str(self.path),
                     n_ctx=self.preset.n_ctx,
+                    n_batch=self.preset.n_ctx,
                     n_gpu_layers=n_gpu,
                     n_threads=threads,
                     n_threads_batch=threads,
@@ -147,6 +168,9 @@ class LlamaChatModel:
         self._formatter = self._make_formatter()
         self._grammars: dict[str, object] = {}
         self._fail_after = _fail_after_calls()
+        p = self.preset
+        self._decoder = Decoder(llama_cpp, self._llm, p.repeat_penalty, p.top_k, p.top_p)
+        self._batch: Decoder | None = None
 
     # -- formatting -------------------------------------------------------------------
     def _make_formatter(self):
@@ -216,37 +240,22 @@ class LlamaChatModel:
         purpose: str = "",
         on_text: OnText | None = None,
     ) -> str:
+        if on_text is None:
+            return self.complete_many(
+                [Request(messages, grammar, max_tokens, purpose)], attempt=attempt)[0]
         self._check_injected_failure()
         tokens, stop = self._tokens(messages)
-        if len(tokens) + max_tokens > self.n_ctx:
-            raise BudgetError(
-                f"a {purpose or 'prompt'} of {len(tokens)} tokens plus {max_tokens} output "
-                f"tokens does not fit the model context n_ctx={self.n_ctx}; lower "
-                "chunks.size or raise n_ctx in the model preset"
-            )
+        self._check_budget(len(tokens), max_tokens, purpose)
         cached = self._llm._input_ids[: self._llm.n_tokens].tolist()
         reused = self._llm.longest_token_prefix(cached, tokens)
         p = self.preset
-        temperature = p.temperature if attempt == 0 else max(p.temperature, 0.5)
         started = time.perf_counter()
         kwargs = dict(
-            prompt=tokens,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            top_k=p.top_k,
-            top_p=p.top_p,
-            repeat_penalty=p.repeat_penalty,
-            seed=self.seed + attempt,
-            stop=stop or None,
-            grammar=self._grammar(grammar),
+            prompt=tokens, max_tokens=max_tokens, temperature=self._temperature(attempt),
+            top_k=p.top_k, top_p=p.top_p, repeat_penalty=p.repeat_penalty,
+            seed=self.seed + attempt, stop=stop or None, grammar=self._grammar(grammar),
         )
-        if on_text is None:
-            out = self._llm.create_completion(**kwargs)
-            choice = out["choices"][0]
-            text, finish = choice["text"], choice.get("finish_reason") or ""
-            n_out = out["usage"]["completion_tokens"]
-        else:
-            text, finish, n_out = self._stream(kwargs, on_text)
+        text, finish, n_out = self._stream(kwargs, on_text)
         self.calls.append(
             CallRecord(
                 purpose=purpose,
@@ -259,6 +268,83 @@ class LlamaChatModel:
             )
         )
         return text
+
+    def complete_many(self, requests: list[Request], *, attempt: int = 0) -> list[str]:
+        jobs = []
+        for r in requests:
+            tokens, stop = self._tokens(r.messages)
+            self._check_budget(len(tokens), r.max_tokens, r.purpose)
+            jobs.append(Job(tokens, r.grammar, r.max_tokens, stop))
+        if self.parallel <= 1 or len(jobs) == 1:
+            for r, job in zip(requests, jobs):
+                self._run(self._decoder, [r], [job], attempt)
+            return [job.text for job in jobs]
+        with self._batch_decoder() as decoder:
+            pending = list(zip(requests, jobs))
+            while pending:
+                group = [pending.pop(0)]  # as many as the sequences and KV cells allow
+                while pending and len(group) < self.parallel and _cells(
+                        [j for _, j in group + pending[:1]]) <= self.n_ctx * self.parallel:
+                    group.append(pending.pop(0))
+                self._run(decoder, [r for r, _ in group], [j for _, j in group], attempt)
+        return [job.text for job in jobs]
+
+    def _run(self, decoder: Decoder, requests: list[Request], jobs: list[Job], attempt: int):
+        self._check_injected_failure()
+        started = time.perf_counter()
+        try:
+            decoder.run(jobs, self._temperature(attempt), self.seed + attempt)
+        except ValueError as exc:
+            raise ModelError(
+                f"a {requests[0].purpose or 'reply'} grammar is invalid: {exc}") from None
+        seconds = (time.perf_counter() - started) / len(jobs)
+        for r, job in zip(requests, jobs):
+            self.calls.append(
+                CallRecord(
+                    purpose=r.purpose,
+                    prompt_hash=prompt_hash(r.messages, r.grammar or ""),
+                    prompt_tokens=len(job.prompt),
+                    reused_tokens=min(job.reused, len(job.prompt) - 1),
+                    completion_tokens=len(job.out) - job.forced,
+                    seconds=seconds,
+                    finish_reason=job.finish,
+                    forced_tokens=job.forced,
+                )
+            )
+
+    @contextmanager
+    def _batch_decoder(self):
+        """A second context of `parallel` sequences with n_ctx cells each (the prefix
+        they share stored once), made the first time requests are decoded together and
+        kept until `close`: its KV memory is only taken by work that batches."""
+        if self._batch is None:
+            lib = self._llama_cpp
+            main = self._llm.context_params  # the same settings as the model's own context
+            params = type(main).from_buffer_copy(main)
+            params.n_ctx = self.n_ctx * self.parallel
+            params.n_seq_max = self.parallel
+            params.kv_unified = True
+            ctx = lib.llama_init_from_model(self._llm._model.model, params)
+            if not ctx:
+                raise ModelError(
+                    f"llama.cpp could not make a context for {self.parallel} sequences of "
+                    f"{self.n_ctx} tokens; lower `parallel` in the model preset")
+            p = self.preset
+            self._batch = Decoder(lib, self._llm, p.repeat_penalty, p.top_k, p.top_p, ctx,
+                                  self.parallel)
+        yield self._batch
+
+    def _temperature(self, attempt: int) -> float:
+        p = self.preset
+        return p.temperature if attempt == 0 else max(p.temperature, 0.5)
+
+    def _check_budget(self, prompt: int, max_tokens: int, purpose: str) -> None:
+        if prompt + max_tokens > self.n_ctx:
+            raise BudgetError(
+                f"a {purpose or 'prompt'} of {prompt} tokens plus {max_tokens} output "
+                f"tokens does not fit the model context n_ctx={self.n_ctx}; lower "
+                "chunks.size or raise n_ctx in the model preset"
+            )
 
     def _stream(self, kwargs: dict, on_text: OnText) -> tuple[str, str, int]:
         pieces: list[str] = []
@@ -357,6 +443,9 @@ class LlamaChatModel:
             )
 
     def close(self) -> None:
+        if getattr(self, "_batch", None) is not None:
+            self._llama_cpp.llama_free(self._batch.ctx)
+            self._batch = None
         llm = getattr(self, "_llm", None)
         if llm is not None:
             llm.close()
@@ -395,6 +484,18 @@ class _OptionTrie:
             if node.children or node.done:
                 raise ValueError(f"options must be prefix-free: {option!r}")
             node.option = i
+
+
+def auto_parallel(path: Path) -> int:
+    """Sequences decoded together when the preset says 0: 8 for a model under 1 GB
+    (measured here: 1.8x the tokens per second of one sequence on SmolLM2), else 4."""
+    return 8 if path.stat().st_size < 1_000_000_000 else 4
+
+
+def _cells(jobs: list[Job]) -> int:
+    """KV cells a group needs: the prefix the prompts share once, the rest each."""
+    shared = _common_prefix([j.prompt for j in jobs]) if len(jobs) > 1 else 0
+    return shared + sum(len(j.prompt) - shared + j.max_tokens for j in jobs)
 
 
 @contextmanager

@@ -51,7 +51,7 @@ def manifest_changes(old: dict, new: dict) -> list[str]:
         if old.get("prompts", {}).get(name) != digest:
             changes.append(f"prompt '{name}' changed: the work that uses it is redone")
     for section, value in new["settings"].items():
-        if section in ("method", "content"):
+        if section in ("method", "content", "parallel"):
             continue
         if old.get("settings", {}).get(section) != value:
             changes.append(f"settings [{section}] changed: dependent stages are redone")
@@ -107,6 +107,7 @@ def build_summary(b, changes: list[str]) -> dict:
         "warnings": b.warnings,
         "changes": changes,
         "model": b.model_info.preset.name,
+        "parallel": b._model.parallel if b._model is not None else b.model_info.preset.parallel,
         "method": b.recipe.method,
         "content": b.recipe.content,
     }

@@ -68,10 +68,10 @@ from .stages.merge import (
     merge_entities,
     merge_relationships,
     relationship_id,
-    summarize,
+    summarize_many,
 )
 from .stages.quality import level_quality, partition_change
-from .stages.reports import Elements, build_context, report_budget, write_report
+from .stages.reports import Elements, build_context, report_budget, write_reports
 from .store import BuildLock, Store
 from .tokenizer import corpus_encoding
 from .work import (
@@ -222,10 +222,9 @@ def extract(b: Build) -> None:
     by_chunk: dict[str, list[Sentence]] = {}
     for s in b.sentences:
         by_chunk.setdefault(s.chunk_id, []).append(s)
+    b.sync["chunks_extracted"], b.sync["chunks_reused"] = len(todo), len(b.chunks) - len(todo)
     for i, (c, key) in enumerate(zip(b.chunks, keys)):
         row = cache.row(key)
-        b.sync["chunks_reused" if row is not None else "chunks_extracted"] = (
-            b.sync.get("chunks_reused" if row is not None else "chunks_extracted", 0) + 1)
         if row is not None:
             result = extraction_from_row(row, c.id)
         else:
@@ -321,22 +320,21 @@ def _describe_with_model(
     jobs = [(e.name, e.descriptions) for e in entities] + [
         (f"{r.source}, {r.target}", r.descriptions) for r in relationships
     ]
-    out: list[tuple[str, tuple[Source, ...]]] = []
-    for i, (name, descriptions) in enumerate(jobs):
-        if len(descriptions) <= 1:
-            out.append((descriptions[0] if descriptions else "", ()))
-        else:
-            key = summary_key(b.model_info.key, name, descriptions, prompt_digest, asdict(s))
-            if key not in cache:
-                text = summarize(
-                    b.model, b.prompts, name, descriptions,
-                    max_input_tokens=s.max_input_tokens, max_output_chars=s.max_output_chars,
-                )
-                cache.put(key, text)
-                b.log_calls("summarize")
-            out.append((cache.get(key), ()))
-        b.progress("summarize", i + 1, len(jobs))
-    return out
+    keys = [summary_key(b.model_info.key, name, d, prompt_digest, asdict(s)) for name, d in jobs]
+    todo = [i for i, (job, key) in enumerate(zip(jobs, keys)) if len(job[1]) > 1 and key not in cache]
+    step = max(1, b.model.parallel) if todo else 1
+    for start in range(0, len(todo), step):  # saved as each group completes
+        group = todo[start : start + step]
+        texts = summarize_many(b.model, b.prompts, [jobs[i] for i in group],
+                               max_input_tokens=s.max_input_tokens,
+                               max_output_chars=s.max_output_chars)
+        for i, text in zip(group, texts):
+            cache.put(keys[i], text)
+        b.log_calls("summarize")
+        b.progress("summarize", start + len(group), len(todo))
+    b.progress("summarize", len(todo), len(todo))
+    return [(cache.get(key), ()) if len(d) > 1 else (d[0] if d else "", ())
+            for (_, d), key in zip(jobs, keys)]
 
 
 def communities(b: Build) -> None:
@@ -371,10 +369,10 @@ def reports(b: Build) -> None:
     b.counts["skipped_communities"] = len(b.clusters) - len(todo)
     write = _extractive_reporter(b) if b.recipe.extractive else _model_reporter(b)
     done: dict[str, CommunityReport] = {}
-    for i, cluster in enumerate(sorted(todo, key=lambda c: (-c.level, c.id))):
-        children = [by_id[c] for c in cluster.children]
-        done[cluster.id] = write(cluster, children, done)
-        b.progress("reports", i + 1, len(todo))
+    for level in sorted({c.level for c in todo}, reverse=True):  # a level's are independent
+        clusters = sorted((c for c in todo if c.level == level), key=lambda c: c.id)
+        done.update(write(clusters, by_id, done))
+        b.progress("reports", len(done), len(todo))
     b.reports = sorted(done.values(), key=lambda r: (r.level, r.id))
     b.counts["failed_reports"] = sum(r.status != "ok" for r in b.reports)
     reused = sum(r.key in b.previous["report_keys"] for r in b.reports if r.status == "ok")
@@ -394,7 +392,10 @@ def _extractive_reporter(b: Build):
     s = b.settings.reports
     evidence = b.evidence
 
-    def write(cluster: Cluster, children: list[Cluster], done: dict) -> CommunityReport:
+    def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
+        return {c.id: write_one(c, [by_id[k] for k in c.children], done) for c in clusters}
+
+    def write_one(cluster: Cluster, children: list[Cluster], done: dict) -> CommunityReport:
         members = set(cluster.members)
         inside = [r for r in b.relationships if r.source in members and r.target in members]
         degree = Counter(n for r in inside for n in (r.source, r.target))
@@ -436,22 +437,34 @@ def _model_reporter(b: Build):
     )
     budget: list[int] = []
 
-    def write(cluster: Cluster, children: list[Cluster], done: dict) -> CommunityReport:
+    def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
+        """A level's reports: cached ones reused, the rest written together."""
         if not budget:
             budget.append(report_budget(b.model, b.prompts, s.max_input_tokens, s.max_findings,
                                         s.max_summary_chars, s.max_finding_chars))
-        context = build_context(cluster, children, done, elements, b.model.count_tokens, budget[0])
-        key = report_key(b.model_info.key, context.text, prompt_digest, asdict(s))
-        cached = cache.get(key)
-        if cached is not None:
-            return _report_from_json(json.loads(cached), cluster, key, context)
-        report = write_report(
-            b.model, b.prompts, cluster, context, key, max_findings=s.max_findings,
-            max_summary_chars=s.max_summary_chars, max_finding_chars=s.max_finding_chars,
-        )
-        cache.put(key, json.dumps(_report_json(report)))
-        b.log_calls("reports")
-        return report
+        out: dict[str, CommunityReport] = {}
+        todo = []
+        for cluster in clusters:
+            children = [by_id[c] for c in cluster.children]
+            context = build_context(cluster, children, done, elements, b.model.count_tokens,
+                                    budget[0])
+            key = report_key(b.model_info.key, context.text, prompt_digest, asdict(s))
+            cached = cache.get(key)
+            if cached is not None:
+                out[cluster.id] = _report_from_json(json.loads(cached), cluster, key, context)
+            else:
+                todo.append((cluster, context, key))
+        step = max(1, b.model.parallel)
+        for start in range(0, len(todo), step):  # saved as each group completes
+            group = todo[start : start + step]
+            for report in write_reports(
+                b.model, b.prompts, group, max_findings=s.max_findings,
+                max_summary_chars=s.max_summary_chars, max_finding_chars=s.max_finding_chars,
+            ):
+                cache.put(report.key, json.dumps(_report_json(report)))
+                out[report.id] = report
+            b.log_calls("reports")
+        return out
 
     return write
 

@@ -28,6 +28,7 @@ class Preset:
     chat_format: str = "auto"
     names: str = "free"  # extraction names: "spans" (tiny models) or "free"
     content: str = "abstractive"  # "extractive" for tiny models: they choose, never write
+    parallel: int = 0  # requests decoded together (sequences in one context); 0 = auto
     n_gpu_layers: int = -1
     temperature: float = 0.0
     top_k: int = 40

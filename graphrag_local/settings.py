@@ -42,8 +42,8 @@ class ExtractSettings:
     grounding: bool = True
     # extractive content: the model's not-an-entity choice, calibrated (log-probability
     # added to it; tuned on Re-DocRED dev documents 100-149, not the evaluated ones)
-    not_entity_bias: float = -1.5
-    doubtful_not_entity_bias: float = 1.0  # for the doubtful spans of the gleaning round
+    not_entity_bias: float = -5.0
+    doubtful_not_entity_bias: float = 5.0  # for the doubtful spans of the gleaning round
     claims: bool = False
     max_claims: int = 6
     claim_types: tuple[str, ...] = ("FACT", "EVENT", "ALLEGATION", "AGREEMENT", "DISPUTE")
@@ -106,6 +106,7 @@ class Settings:
     # "abstractive": the model writes descriptions and reports; "": the model preset's
     content: str = ""
     method: str = "standard"  # "standard": the model extracts; "fast": no model before reports
+    parallel: int = 0  # requests the model decodes together; 0: the model preset's
     seed: int = 42
     input: InputSettings = field(default_factory=InputSettings)
     chunks: ChunkSettings = field(default_factory=ChunkSettings)
@@ -122,6 +123,8 @@ class Settings:
     def validate(self, where: str = "settings") -> Settings:
         if self.content not in ("", "extractive", "abstractive"):
             raise ConfigError(f"{where}: content must be \"extractive\", \"abstractive\" or \"\"")
+        if self.parallel < 0:
+            raise ConfigError(f"{where}: parallel must be 0 (the preset's) or more")
         if self.method not in ("standard", "fast"):
             raise ConfigError(f"{where}: method must be \"standard\" or \"fast\" (got {self.method!r})")
         if self.content == "extractive" and self.extract.claims:

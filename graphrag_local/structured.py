@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from .grammar import DATE_PATTERN, schema_to_grammar
-from .llm import ChatModel, Message
+from .llm import ChatModel, Message, Request
 
 CHARS_PER_TOKEN = 2.5  # conservative: JSON punctuation and names tokenize densely
 
@@ -163,6 +163,53 @@ class Reply:
     attempts: int
 
 
+@dataclass(frozen=True)
+class Ask:
+    """One structured question among independent others (`ask_many`)."""
+
+    messages: list[Message]
+    schema_model: type[BaseModel]
+    grammar: str | None = None
+    max_tokens: int | None = None
+
+
+def ask_many(model: ChatModel, asks: list[Ask], *, purpose: str, retries: int = 1) -> list[Reply]:
+    """`ask` for independent questions, decoded together (`ChatModel.complete_many`): the
+    same replies as asking one by one at temperature 0; the malformed ones are retried
+    together."""
+    requests = [Request(a.messages, a.grammar or _grammar_of(a.schema_model),
+                        _budget(model, a.messages, a.schema_model, a.max_tokens), purpose)
+                for a in asks]
+    replies: list[Reply | None] = [None] * len(asks)
+    todo = list(range(len(asks)))
+    raws: dict[int, str] = {}
+    errors: dict[int, str] = {}
+    for attempt in range(retries + 1):
+        if not todo:
+            break
+        for i, raw in zip(todo, model.complete_many([requests[i] for i in todo], attempt=attempt)):
+            raws[i] = raw
+            try:
+                replies[i] = Reply(asks[i].schema_model.model_validate_json(raw), raw, "", attempt + 1)
+            except ValidationError as exc:
+                errors[i] = _first_error(exc)
+        todo = [i for i in todo if replies[i] is None]
+    for i in todo:
+        replies[i] = Reply(None, raws[i], errors[i], retries + 1)
+    return replies
+
+
+def _budget(model: ChatModel, messages: list[Message], schema_model, max_tokens: int | None) -> int:
+    budget = max_tokens or max_reply_tokens(schema_of(schema_model))
+    room = model.n_ctx - model.prompt_tokens(messages)
+    return max(16, min(budget, room))
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{first['type']} at {'.'.join(map(str, first['loc']))}: {first['msg']}"
+
+
 def ask(
     model: ChatModel,
     messages: list[Message],
@@ -175,11 +222,8 @@ def ask(
 ) -> Reply:
     """One grammar-constrained call, validated; retried `retries` times on failure.
     The grammar comes from the pydantic model's JSON schema unless one is given."""
-    schema = schema_of(schema_model)
     grammar = grammar or _grammar_of(schema_model)
-    budget = max_tokens or max_reply_tokens(schema)
-    room = model.n_ctx - model.prompt_tokens(messages)
-    budget = max(16, min(budget, room))
+    budget = _budget(model, messages, schema_model, max_tokens)
     raw, error = "", ""
     for attempt in range(retries + 1):
         raw = model.complete(
@@ -192,8 +236,7 @@ def ask(
         try:
             return Reply(schema_model.model_validate_json(raw), raw, "", attempt + 1)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            error = f"{first['type']} at {'.'.join(map(str, first['loc']))}: {first['msg']}"
+            error = _first_error(exc)
     return Reply(None, raw, error, retries + 1)
 
 

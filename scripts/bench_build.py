@@ -2,11 +2,14 @@
 the time goes.
 
     .venv/bin/python scripts/bench_build.py ../shared/data/christmas_carol/a_christmas_carol.txt --tokens 8000
+    .venv/bin/python scripts/bench_build.py TEXT --tokens 8000 --content abstractive --parallel 1,8
 
 Prints wall time per stage, LLM calls, prompt tokens evaluated vs reused from the KV
-cache, generated tokens, corpus tokens per second, peak memory, and the raw llama.cpp
-prompt and generation speeds measured in the same process, with the ratio of ideal LLM
-time (evaluated / prompt speed + generated / generation speed) to actual time."""
+cache, generated and forced tokens, corpus tokens per second, peak memory, and llama.cpp's
+raw speeds measured the way its own llama-bench does (pp512: one batch of 512 prompt
+tokens; tg128: 128 single-token decodes; no sampling), with the efficiency ideal / actual,
+where ideal = evaluated / pp + generated / tg. With several `--parallel` values the build
+runs once per value, each on a fresh index, and the time saved per stage is printed."""
 
 from __future__ import annotations
 
@@ -20,29 +23,44 @@ from pathlib import Path
 
 
 def raw_speeds(preset_name: str | None) -> dict:
-    """llama.cpp's own prompt and generation speed on this machine, no grammar, no cache."""
+    """llama.cpp's own prompt and generation speed on this machine (llama-bench's pp512
+    and tg128): decodes only, no sampling, no grammar, no cache reuse."""
+    from graphrag_local.decode import Job
     from graphrag_local.llm import LlamaChatModel
     from graphrag_local.presets import get_preset, require
 
     preset = get_preset(preset_name)
     model = LlamaChatModel(preset=preset, path=require(preset))
-    llm = model._llm
+    llm, d = model._llm, model._decoder
     words = ("the quick brown fox jumps over the lazy dog " * 80).encode()
     prompt = llm.tokenize(words)[:512]
-    llm.reset()
+    job = Job(prompt, None, 1, [])
+    model._llama_cpp.llama_memory_seq_rm(d.mem, -1, 0, -1)
     t = time.perf_counter()
-    llm.eval(prompt)
+    d._decode([(job, prompt, 0)])
     prompt_s = time.perf_counter() - t
-    gen = 128
     t = time.perf_counter()
-    n = 0
-    for _token in llm.generate(prompt, temp=0.0, reset=False):
-        n += 1
-        if n >= gen:
-            break
+    for i in range(128):
+        d._decode([(job, [prompt[i % 50]], len(prompt) + i)])
     gen_s = time.perf_counter() - t
     model.close()
-    return {"prompt_tok_s": round(len(prompt) / prompt_s, 1), "gen_tok_s": round(n / gen_s, 1)}
+    return {"prompt_tok_s": round(len(prompt) / prompt_s, 1), "gen_tok_s": round(128 / gen_s, 1)}
+
+
+def build_once(docs: Path, index: Path, args, parallel: int | None) -> tuple[dict, float, float]:
+    from graphrag_local import api
+
+    config = args.config
+    if parallel is not None or args.content:
+        config = index.parent / f"bench_{parallel}.toml"
+        lines = [f'content = "{args.content}"'] if args.content else []
+        lines += [f"parallel = {parallel}"] if parallel is not None else []
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    started = time.perf_counter()
+    summary = api.build(docs, index, config=config, model=args.model, method=args.method)
+    wall = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return summary, wall, peak_mb
 
 
 def main() -> None:
@@ -50,12 +68,14 @@ def main() -> None:
     ap.add_argument("text_file", type=Path)
     ap.add_argument("--tokens", type=int, default=8000, help="first N cl100k tokens of the file")
     ap.add_argument("--model", default=None, help="model preset (default: models.toml default)")
+    ap.add_argument("--method", default=None, help="standard or fast")
+    ap.add_argument("--content", default="", help="extractive or abstractive (default: the preset's)")
+    ap.add_argument("--parallel", default="", help="comma list: build once per value and compare")
     ap.add_argument("--index", type=Path, default=None, help="index folder (default: a temp dir)")
     ap.add_argument("--config", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    from graphrag_local import api
     from graphrag_local.tokenizer import corpus_encoding
 
     enc = corpus_encoding()
@@ -65,51 +85,67 @@ def main() -> None:
     docs = work / "docs"
     docs.mkdir()
     (docs / (args.text_file.stem + ".txt")).write_text(enc.decode(tokens), encoding="utf-8")
-    index = args.index or work / "index"
 
-    started = time.perf_counter()
-    summary = api.build(docs, index, config=args.config, model=args.model)
-    wall = time.perf_counter() - started
+    levels = [int(x) for x in args.parallel.split(",") if x.strip()] or [None]
+    runs = []
+    for p in levels:
+        index = args.index if (args.index and len(levels) == 1) else work / f"index_{p}"
+        summary, wall, peak = build_once(docs, index, args, p)
+        runs.append((p, index, summary, wall, peak))
     speeds = raw_speeds(args.model)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    evaluated = summary["tokens_in"]
-    generated = summary["tokens_out"]
-    ideal = evaluated / speeds["prompt_tok_s"] + generated / speeds["gen_tok_s"]
-    result = {
-        "file": str(args.text_file),
-        "corpus_tokens": len(tokens),
-        "model": summary["model"],
-        "chunks": summary["chunks"],
-        "entities": summary["entities"],
-        "relationships": summary["relationships"],
-        "communities": summary["communities"],
-        "reports": summary["reports"],
-        "failures": summary["failures"],
-        "wall_seconds": round(wall, 1),
-        "stage_seconds": summary["stage_seconds"],
-        "llm_calls": summary["llm_calls"],
-        "llm_calls_by_stage": summary["llm_calls_by_stage"],
-        "prompt_tokens_total": summary["prompt_tokens"],
-        "prompt_tokens_evaluated": evaluated,
-        "prompt_tokens_reused": summary["reused_prompt_tokens"],
-        "generated_tokens": generated,
-        "llm_seconds": summary["llm_seconds"],
-        "corpus_tokens_per_second": round(len(tokens) / wall, 1),
-        "peak_memory_mb": round(peak_mb),
-        "raw_prompt_tok_s": speeds["prompt_tok_s"],
-        "raw_gen_tok_s": speeds["gen_tok_s"],
-        "ideal_llm_seconds": round(ideal, 1),
-        "ideal_over_llm_time": round(ideal / summary["llm_seconds"], 3) if summary["llm_seconds"] else None,
-        "ideal_over_wall_time": round(ideal / wall, 3),
-        "index": str(index),
-    }
+    results = []
+    for _p, index, summary, wall, peak_mb in runs:
+        evaluated, generated = summary["tokens_in"], summary["tokens_out"]
+        ideal = evaluated / speeds["prompt_tok_s"] + generated / speeds["gen_tok_s"]
+        results.append({
+            "parallel": summary["parallel"],
+            "file": str(args.text_file),
+            "corpus_tokens": len(tokens),
+            "model": summary["model"],
+            "method": summary["method"],
+            "content": summary["content"],
+            "chunks": summary["chunks"],
+            "entities": summary["entities"],
+            "relationships": summary["relationships"],
+            "communities": summary["communities"],
+            "reports": summary["reports"],
+            "failures": summary["failures"],
+            "faithful_verbatim_share": summary["faithfulness"]["verbatim_share"],
+            "wall_seconds": round(wall, 1),
+            "stage_seconds": summary["stage_seconds"],
+            "llm_calls": summary["llm_calls"],
+            "llm_calls_by_stage": summary["llm_calls_by_stage"],
+            "prompt_tokens_total": summary["prompt_tokens"],
+            "prompt_tokens_evaluated": evaluated,
+            "prompt_tokens_reused": summary["reused_prompt_tokens"],
+            "generated_tokens": generated,
+            "forced_tokens": summary["forced_tokens"],
+            "llm_seconds": summary["llm_seconds"],
+            "corpus_tokens_per_second": round(len(tokens) / wall, 1),
+            "peak_memory_mb": round(peak_mb),
+            "raw_prompt_tok_s (pp512)": speeds["prompt_tok_s"],
+            "raw_gen_tok_s (tg128)": speeds["gen_tok_s"],
+            "ideal_llm_seconds": round(ideal, 1),
+            "efficiency (ideal / llm time)": round(ideal / summary["llm_seconds"], 3)
+            if summary["llm_seconds"] else None,
+            "index": str(index),
+        })
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(results if len(results) > 1 else results[0], indent=2))
         return
-    width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value}")
+    for r in results:
+        width = max(len(k) for k in r)
+        print()
+        for key, value in r.items():
+            print(f"{key:<{width}}  {value}")
+    if len(results) > 1:
+        base = results[0]
+        print(f"\ntime saved per stage against parallel {base['parallel']}:")
+        for r in results[1:]:
+            saved = {k: round(base["stage_seconds"][k] - v, 1) for k, v in r["stage_seconds"].items()}
+            print(f"  parallel {r['parallel']}: " + ", ".join(f"{k} {v:+.1f} s" for k, v in saved.items())
+                  + f"; wall {base['wall_seconds'] - r['wall_seconds']:+.1f} s")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ class FakeChatModel:
         self.default = default  # callable(messages, grammar, purpose) -> str, when the queue is empty
         self.chooser = chooser or (lambda prompt, options, purpose: options[0])
         self.closed = False
+        self.parallel = 1
         self.n_ctx = n_ctx
         self.name = "fake"
         self.calls: list[CallRecord] = []
@@ -50,6 +51,10 @@ class FakeChatModel:
                        sum(self.count_tokens(p) for p in prompts), 0, len(prompts), 0.0, "choice")
         )
         return picks
+
+    def complete_many(self, requests, *, attempt=0):
+        return [self.complete(r.messages, grammar=r.grammar, max_tokens=r.max_tokens,
+                              attempt=attempt, purpose=r.purpose) for r in requests]
 
     def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose="", on_text=None):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from ..llm import ChatModel, OnText
 from ..prompts import Prompts
 from ..settings import QuerySettings
-from ..structured import ask, map_model, max_reply_tokens, schema_of
+from ..structured import Ask, ask_many, map_model, max_reply_tokens, schema_of
 from .common import (
     Citation,
     IndexData,
@@ -123,7 +123,8 @@ def map_step(
     mapped = Mapped([], [], 0, 0, 0, 0.0)
     batches = pack_batches(texts, budget, model.count_tokens)
     mapped.calls = len(batches)
-    for b, batch in enumerate(batches):
+    asks = []
+    for batch in batches:
         data = "\n\n".join(texts[i] for i in batch)
         refs = tuple(order[i].ref for i in batch)
         prompt = prompts.render(
@@ -131,10 +132,9 @@ def map_step(
         )
         mapped.contexts.append(data)
         mapped.context_tokens += model.count_tokens(data)
-        reply = ask(
-            model, [{"role": "user", "content": prompt}],
-            map_model(refs, q.map_max_points, q.map_point_chars), purpose="map",
-        )
+        asks.append(Ask([{"role": "user", "content": prompt}],
+                        map_model(refs, q.map_max_points, q.map_point_chars)))
+    for b, reply in enumerate(ask_many(model, asks, purpose="map")):  # decoded together
         if reply.value is None:
             mapped.failed += 1
             continue

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..llm import ChatModel
+from ..llm import ChatModel, Request
 from ..prompts import Prompts
 from ..schema import EntityRecord, RelationshipRecord, Source, content_id
 from .ground import normalise
@@ -148,6 +148,40 @@ def summarize(
         purpose="summarize",
     )
     return reply.strip() or descriptions[0]
+
+
+def summarize_many(
+    model: ChatModel,
+    prompts: Prompts,
+    jobs: list[tuple[str, tuple[str, ...]]],
+    *,
+    max_input_tokens: int,
+    max_output_chars: int,
+) -> list[str]:
+    """`summarize` for independent (name, descriptions) jobs: those whose descriptions fit
+    one prompt are summarised together (`complete_many`), the rest folded one by one."""
+    out: list[str] = [""] * len(jobs)
+    together: list[int] = []
+    for i, (name, descriptions) in enumerate(jobs):
+        fits = len(pack_by_tokens(list(descriptions), model.count_tokens, max_input_tokens, 2)) == 1
+        if len(descriptions) > 1 and fits:
+            together.append(i)
+        else:
+            out[i] = summarize(model, prompts, name, descriptions,
+                               max_input_tokens=max_input_tokens, max_output_chars=max_output_chars)
+    requests = [
+        Request(
+            [{"role": "user", "content": prompts.render(
+                "summarize_descriptions", name=jobs[i][0],
+                descriptions="\n".join(f"- {d}" for d in jobs[i][1]))}],
+            SUMMARY_GRAMMAR.format(n=max_output_chars), max(16, max_output_chars // 2),
+            "summarize",
+        )
+        for i in together
+    ]
+    for i, reply in zip(together, model.complete_many(requests)):
+        out[i] = reply.strip() or jobs[i][1][0]
+    return out
 
 
 def pack_by_tokens(

@@ -16,7 +16,7 @@ from ..errors import BudgetError
 from ..llm import ChatModel
 from ..prompts import Prompts
 from ..schema import Claim, CommunityReport, Entity, Finding, Relationship
-from ..structured import ask, max_reply_tokens, report_model, schema_of
+from ..structured import Ask, ask_many, max_reply_tokens, report_model, schema_of
 from .communities import Cluster
 
 
@@ -156,44 +156,46 @@ def build_context(
     return ReportContext(text, count_tokens(text), tuple(subs_ids))
 
 
-def write_report(
+def write_reports(
     model: ChatModel,
     prompts: Prompts,
-    cluster: Cluster,
-    context: ReportContext,
-    key: str,
+    jobs: list[tuple[Cluster, ReportContext, str]],
     *,
     max_findings: int,
     max_summary_chars: int,
     max_finding_chars: int,
-) -> CommunityReport:
+) -> list[CommunityReport]:
+    """The reports of independent communities (one level), written together: each
+    (cluster, context, key) gives one report, validated, or a failed one with the reason."""
     schema_model = report_model(max_findings, max_summary_chars, max_finding_chars)
-    messages = [
-        {
-            "role": "user",
-            "content": prompts.render(
-                "community_report", context=context.text, max_findings=str(max_findings)
-            ),
-        }
+    asks = [
+        Ask([{"role": "user", "content": prompts.render(
+            "community_report", context=context.text, max_findings=str(max_findings))}],
+            schema_model)
+        for _, context, _ in jobs
     ]
-    reply = ask(model, messages, schema_model, purpose="report")
-    base = dict(
-        id=cluster.id, community_id=cluster.id, level=cluster.level, key=key,
-        context_tokens=context.tokens, substituted=context.substituted,
-    )
-    if reply.value is None:
-        return CommunityReport(status="failed", error=reply.error, **base)
-    v = reply.value
-    return CommunityReport(
-        status="ok",
-        error="",
-        title=v.title.strip(),
-        summary=v.summary.strip(),
-        rating=float(v.rating),
-        rating_explanation=v.rating_explanation.strip(),
-        findings=tuple(Finding(f.summary.strip(), f.explanation.strip()) for f in v.findings),
-        **base,
-    )
+    out = []
+    for (cluster, context, key), reply in zip(jobs, ask_many(model, asks, purpose="report")):
+        base = dict(
+            id=cluster.id, community_id=cluster.id, level=cluster.level, key=key,
+            context_tokens=context.tokens, substituted=context.substituted,
+        )
+        if reply.value is None:
+            out.append(CommunityReport(status="failed", error=reply.error, **base))
+            continue
+        v = reply.value
+        out.append(CommunityReport(
+            status="ok", error="", title=v.title.strip(), summary=v.summary.strip(),
+            rating=float(v.rating), rating_explanation=v.rating_explanation.strip(),
+            findings=tuple(Finding(f.summary.strip(), f.explanation.strip()) for f in v.findings),
+            **base,
+        ))
+    return out
+
+
+def write_report(model: ChatModel, prompts: Prompts, cluster: Cluster, context: ReportContext,
+                 key: str, **limits) -> CommunityReport:
+    return write_reports(model, prompts, [(cluster, context, key)], **limits)[0]
 
 
 def report_budget(

@@ -1,0 +1,305 @@
+"""Several replies decoded together in one llama.cpp context, one sequence each.
+
+Independent requests (the map calls of a question, the reports of one community level,
+the summaries of a build) share their instruction prefix: it is evaluated once, in
+sequence 0, and its KV cells are copied to every other sequence (`llama_memory_seq_cp`).
+Each step then decodes one batch holding the next token of every unfinished sequence, so
+the weights are read once per step for all of them: on this 2-core CPU, generation is
+bound by that read, and several sequences cost little more than one.
+
+Sampling at temperature 0 is llama-cpp-python's chain (repeat penalty over the last 64
+tokens, the grammar, greedy) done the cheap way: the penalised argmax is checked against
+the grammar alone, and only when the grammar rejects it are all tokens masked (what
+llama.cpp's own sampler does). Above temperature 0 (a retry) the llama.cpp chain runs.
+
+Forced text: where the grammar admits exactly one next character (a JSON key, a bracket,
+the rest of a fixed word), the characters it forces are appended as tokens without a
+decoding step of their own and evaluated together with the next sampled token. They are
+counted apart. The same decoder serves one request and many, so a batched reply and a
+sequential one differ only where floating-point sums taken in another order (a batch of
+sequences goes through other matrix kernels) move a near-tie between two tokens.
+
+This module does not import llama_cpp: `llm.py` hands it the library and the model."""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PENALTY_LAST_N = 64  # what llama-cpp-python's Llama uses (last_n_tokens_size)
+
+
+@dataclass
+class Job:
+    """One request being decoded: its prompt tokens and what it produced so far."""
+
+    prompt: list[int]
+    grammar: str | None
+    max_tokens: int
+    stops: list[str]
+    seq: int = 0
+    pending: list[int] = field(default_factory=list)  # tokens to evaluate next step
+    out: list[int] = field(default_factory=list)  # generated tokens
+    forced: int = 0
+    finish: str = ""
+    text: str = ""
+    reused: int = 0
+    chain: object = None
+    grammar_sampler: object = None
+
+
+class Decoder:
+    """Runs jobs on a llama.cpp context of the model of a llama-cpp-python `Llama` (`llm`),
+    with `lib` the llama_cpp module: on `llm`'s own context (one sequence, sharing its
+    cached prompt with `create_completion`) or on `ctx`, a context of `max_seqs`
+    sequences made for a batch."""
+
+    def __init__(self, lib, llm, repeat_penalty: float, top_k: int, top_p: float,
+                 ctx=None, max_seqs: int = 1):
+        self.lib, self.llm, self.max_seqs = lib, llm, max_seqs
+        self.repeat_penalty, self.top_k, self.top_p = repeat_penalty, top_k, top_p
+        self.shared = ctx is None
+        self.ctx = llm._ctx.ctx if ctx is None else ctx
+        self._cached: list[int] = []  # what sequence 0 holds, on a context of our own
+        self.vocab = llm._model.vocab
+        self.n_vocab = llm.n_vocab()
+        self.mem = lib.llama_get_memory(self.ctx)
+        self.eos = llm.token_eos()
+        # tokens of one character each, to ask a grammar which characters it admits next
+        singles: dict[str, int] = {}
+        for token in range(self.n_vocab):
+            piece = llm._model.token_to_piece(token).rstrip(b"\x00")
+            if len(piece) == 1 and 32 <= piece[0] < 127:
+                singles.setdefault(piece.decode(), token)
+        self.single_chars = list(singles)
+        self.single_ids = np.array([singles[c] for c in self.single_chars], dtype=np.int32)
+
+    # -- samplers ----------------------------------------------------------------------
+    def _samplers(self, job: Job, temperature: float, seed: int) -> None:
+        """The job's grammar (for greedy picks and forced text), and above temperature 0
+        llama-cpp-python's sampling chain (penalties, grammar, top-k/p, min-p, dist)."""
+        lib = self.lib
+        if job.grammar:
+            job.grammar_sampler = lib.llama_sampler_init_grammar(
+                self.vocab, job.grammar.encode("utf-8"), b"root")
+            if not job.grammar_sampler:
+                raise ValueError("the grammar does not parse")
+        if temperature <= 0:
+            return
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_penalties(
+            self.n_vocab, PENALTY_LAST_N, self.repeat_penalty, 0.0, 0.0))
+        if job.grammar:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_grammar(
+                self.vocab, job.grammar.encode("utf-8"), b"root"))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(self.top_k))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_typical(1.0, 1))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(self.top_p, 1))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(0.05, 1))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(temperature))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(seed))
+        job.chain = chain
+
+    def _candidates(self, ids: np.ndarray, logits: np.ndarray):
+        """A llama_token_data_array over `ids` (kept alive with it)."""
+        lib = self.lib
+        data = (lib.llama_token_data * len(ids))()
+        view = np.ctypeslib.as_array(data).view(
+            np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)]))
+        view["id"], view["logit"] = ids, logits
+        arr = lib.llama_token_data_array(ctypes.cast(data, lib.llama_token_data_p), len(ids), -1,
+                                         False)
+        return arr, view, data
+
+    def _admitted(self, grammar, ids: np.ndarray) -> np.ndarray:
+        """Which of `ids` the grammar admits next."""
+        arr, view, _data = self._candidates(ids, np.zeros(len(ids), dtype=np.float32))
+        self.lib.llama_sampler_apply(grammar, ctypes.byref(arr))
+        return ids[np.isfinite(view["logit"])]
+
+    def _pick(self, job: Job, index: int, repeat_penalty: float) -> int:
+        """The greedy next token: the penalised argmax if the grammar admits it, else the
+        best token the grammar admits."""
+        lib = self.lib
+        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index),
+                                       shape=(self.n_vocab,)).copy()
+        seen = np.unique(np.asarray(job.out[-PENALTY_LAST_N:], dtype=np.int64))
+        if len(seen) and repeat_penalty != 1.0:
+            v = logits[seen]
+            logits[seen] = np.where(v <= 0, v * repeat_penalty, v / repeat_penalty)
+        token = int(np.argmax(logits))
+        if job.grammar_sampler is None or len(self._admitted(job.grammar_sampler,
+                                                             np.array([token], np.int32))):
+            return token
+        arr, view, _data = self._candidates(np.arange(self.n_vocab, dtype=np.int32), logits)
+        lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
+        return int(np.argmax(view["logit"]))
+
+    def _forced(self, job: Job) -> tuple[str, bool]:
+        """The text the grammar forces next (one admitted character after another), and
+        whether it then admits only the end of the reply."""
+        if job.grammar_sampler is None:
+            return "", False
+        lib = self.lib
+        probe = lib.llama_sampler_clone(job.grammar_sampler)
+        text = ""
+        try:
+            while True:
+                allowed = self._admitted(probe, self.single_ids)
+                if len(allowed) != 1:
+                    ends = not len(allowed) and len(self._admitted(
+                        probe, np.array([self.eos], np.int32)))
+                    return text, bool(ends) and not len(allowed)
+                char = self.single_chars[int(np.flatnonzero(self.single_ids == allowed[0])[0])]
+                lib.llama_sampler_accept(probe, int(allowed[0]))
+                text += char
+        finally:
+            lib.llama_sampler_free(probe)
+
+    def _accept(self, job: Job, token: int) -> None:
+        if job.grammar_sampler is not None:
+            self.lib.llama_sampler_accept(job.grammar_sampler, token)
+        if job.chain is not None:
+            self.lib.llama_sampler_accept(job.chain, token)
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self, jobs: list[Job], temperature: float, seed: int) -> None:
+        """Decode `jobs` (at most `max_seqs`) to the end; fills each job's text, tokens,
+        finish reason and forced count. The KV cache keeps job 0's sequence (prompt and
+        reply) as the model's cached state; the other sequences are dropped."""
+        lib, llm = self.lib, self.llm
+        assert 0 < len(jobs) <= self.max_seqs
+        prefix = _common_prefix([j.prompt for j in jobs])
+        # sequence 0 holds the shared prefix (reusing what the cache already holds)
+        keep = min(llm.longest_token_prefix(self.cached, jobs[0].prompt[:prefix]), prefix)
+        lib.llama_memory_seq_rm(self.mem, -1, keep, -1)
+        for s in range(1, self.max_seqs):
+            lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+        self.cached = jobs[0].prompt[:keep]
+        for i, job in enumerate(jobs):
+            job.seq = i
+            job.reused = keep
+            job.pending = job.prompt[keep:] if i == 0 else job.prompt[prefix:]
+            self._samplers(job, temperature, seed)
+        if prefix > keep and len(jobs) > 1:  # evaluate the shared part once, in sequence 0
+            self._decode([(jobs[0], jobs[0].prompt[keep:prefix], keep)])
+            jobs[0].pending = jobs[0].prompt[prefix:]
+        for job in jobs[1:]:
+            lib.llama_memory_seq_cp(self.mem, 0, job.seq, 0, prefix)
+            job.reused = prefix
+        positions = {j.seq: (prefix if j.seq else len(j.prompt) - len(j.pending)) for j in jobs}
+        active = list(jobs)
+        while active:
+            rows = []
+            for job in active:
+                rows.append((job, job.pending, positions[job.seq]))
+                positions[job.seq] += len(job.pending)
+            index = self._decode(rows)
+            still = []
+            for job in active:
+                if job.chain is not None:  # a retry above temperature 0
+                    token = lib.llama_sampler_sample(job.chain, self.ctx, index[job.seq])
+                    if job.grammar_sampler is not None:
+                        lib.llama_sampler_accept(job.grammar_sampler, token)
+                else:
+                    token = self._pick(job, index[job.seq], self.repeat_penalty)
+                    self._accept(job, token)
+                job.pending = []
+                if self._take(job, token):
+                    continue
+                text, ends = self._forced(job)
+                for forced in (self.llm.tokenize(text.encode(), add_bos=False, special=False)
+                               if text else ()):
+                    job.forced += 1
+                    self._accept(job, forced)
+                    if self._take(job, forced):
+                        break
+                if ends and not job.finish:
+                    job.finish = "stop"
+                if not job.finish:
+                    still.append(job)
+            active = still
+        for job in jobs:
+            if job.chain is not None:
+                lib.llama_sampler_free(job.chain)
+            if job.grammar_sampler is not None:
+                lib.llama_sampler_free(job.grammar_sampler)
+        # the model's cached state: job 0's tokens that reached the KV cache
+        first = jobs[0]
+        state = first.prompt + first.out[: len(first.out) - len(first.pending)]
+        for s in range(1, len(jobs)):
+            lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+        self.cached = state
+
+    @property
+    def cached(self) -> list[int]:
+        """The tokens sequence 0 holds in the KV cache."""
+        if self.shared:
+            return self.llm._input_ids[: self.llm.n_tokens].tolist()
+        return self._cached
+
+    @cached.setter
+    def cached(self, tokens: list[int]) -> None:
+        if self.shared:  # keep llama-cpp-python's view of its cache true
+            self.llm.input_ids[: len(tokens)] = tokens
+            self.llm.n_tokens = len(tokens)
+        else:
+            self._cached = list(tokens)
+
+    def _take(self, job: Job, token: int) -> bool:
+        """Add a produced token to the job; True when the job is finished."""
+        if self.lib.llama_vocab_is_eog(self.vocab, token):
+            job.finish = "stop"
+            return True
+        job.out.append(token)
+        job.pending.append(token)
+        text = self.llm.detokenize(job.out).decode("utf-8", errors="ignore")
+        for stop in job.stops:
+            at = text.find(stop)
+            if at != -1:
+                job.text, job.finish = text[:at], "stop"
+                return True
+        job.text = text
+        if len(job.out) >= job.max_tokens:
+            job.finish = "length"
+            return True
+        return False
+
+    def _decode(self, rows: list[tuple[Job, list[int], int]]) -> dict[int, int]:
+        """One llama_decode of `rows` (job, tokens, position of the first); returns the
+        batch index of each sequence's last token (whose logits are computed)."""
+        lib = self.lib
+        n = sum(len(toks) for _, toks, _ in rows)
+        batch = lib.llama_batch_init(n, 0, 1)
+        try:
+            k, index = 0, {}
+            for job, toks, pos in rows:
+                for t, token in enumerate(toks):
+                    batch.token[k] = token
+                    batch.pos[k] = pos + t
+                    batch.n_seq_id[k] = 1
+                    batch.seq_id[k][0] = job.seq
+                    batch.logits[k] = t == len(toks) - 1
+                    k += 1
+                index[job.seq] = k - 1
+            batch.n_tokens = n
+            rc = lib.llama_decode(self.ctx, batch)
+            if rc != 0:
+                raise RuntimeError(f"llama_decode returned {rc}")
+            return index
+        finally:
+            lib.llama_batch_free(batch)
+
+
+def _common_prefix(prompts: list[list[int]]) -> int:
+    """Length of the prefix all prompts share, leaving each at least one token of its own."""
+    n = min(len(p) for p in prompts) - 1
+    first = prompts[0]
+    for p in prompts[1:]:
+        i = 0
+        while i < n and p[i] == first[i]:
+            i += 1
+        n = i
+    return max(0, n)
