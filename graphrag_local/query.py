@@ -270,6 +270,7 @@ class Session:
             result = ex.answer("global", question, quotes, self.data, model=self.model,
                                extra_citations=cites, level=lv, **common)
             result.map_calls = 1 if scored else 0
+            result.context_tokens = scored
             result.calls = list(self.model.calls[before:])
             return result
         # ts: the model scores the source sentences nearest the question
@@ -291,6 +292,7 @@ class Session:
         result = ex.answer("ts", question, quotes, self.data, model=self.model, **common)
         result.calls = list(self.model.calls[before:])
         result.map_calls = 1 if asks else 0
+        result.context_tokens = sum(self.model.count_tokens(t) for t in texts)
         return result
 
     def _similarity(self, vector: list[float]):

@@ -67,7 +67,7 @@ def test_the_index_says_only_what_the_documents_say(e2e):
     finding repeats or lacks a source; the build's own check found no breach."""
     from graphrag_local import faithfulness
     from graphrag_local.query import load_index_data
-    from graphrag_local.schema import Document
+    from graphrag_local.schema import document_from_row
 
     f = e2e["summary"]["faithfulness"]
     assert f["verbatim_share"] == 1.0 and f["sentences"] > 50
@@ -75,7 +75,7 @@ def test_the_index_says_only_what_the_documents_say(e2e):
     assert not [w for w in e2e["summary"]["warnings"] if "BUG" in w]
     store = Store(e2e["index"])
     data = load_index_data(store)
-    docs = [Document(**r) for r in store.read("documents")]
+    docs = [document_from_row(r) for r in store.read("documents")]
     check = faithfulness.check(docs, list(data.chunks.values()), list(data.entities.values()),
                                data.relationships, [r.record for r in data.reports])
     assert check["traceable_share"] == check["verbatim_share"] == 1.0
@@ -179,28 +179,39 @@ def test_adding_a_document_extracts_only_its_chunks(two_builds):
     assert Store(base / "a").count("extractions") == before + 1  # one new chunk, nothing redone
 
 
+SKI_CLUB = (
+    "Ingrid Solberg founded the Fjellheim Ski Club in Lillehammer in 1998. Ingrid Solberg "
+    "still coaches the junior team of the Fjellheim Ski Club. The Fjellheim Ski Club trains "
+    "on the slopes of Mount Hafjell every winter. Lars Berg is the treasurer of the "
+    "Fjellheim Ski Club. Lars Berg moved to Lillehammer from Bergen in 2004.\n"
+)
+
+
 @pytest.fixture(scope="session")
 def synced(two_builds, tmp_path_factory):
-    """Three documents built, one deleted, built again (a sync with the folder)."""
+    """Two sample documents and one about something else built, that one deleted, built
+    again: a sync with the folder."""
     base = tmp_path_factory.mktemp("sync")
-    docs = copy_corpus(base / "docs", names={"01_water_trust.md", "03_halvard_shipping.md",
-                                              "05_lantern_festival.md"})
+    docs = copy_corpus(base / "docs", names={"01_water_trust.md", "03_halvard_shipping.md"})
+    (docs / "ski_club.txt").write_text(SKI_CLUB, encoding="utf-8")
     first = _cli_build(docs, base / "idx", base / "home")
-    only_05 = {e["name"] for e in Store(base / "idx").read("entities")}
-    (docs / "05_lantern_festival.md").unlink()
+    named = {e["name"] for e in Store(base / "idx").read("entities")}
+    (docs / "ski_club.txt").unlink()
     second = _cli_build(docs, base / "idx", base / "home")
     return {"base": base, "first": first, "second": second, "fresh": two_builds["base"] / "b",
-            "named_before": only_05}
+            "named_before": named}
 
 
 def test_sync_removes_what_only_a_deleted_document_supported(synced):
     s = synced["second"]
-    assert s["sync"]["documents_removed"] == ["05_lantern_festival.md"]
-    assert s["llm_calls"] == 0  # every remaining chunk and report was reused
-    assert s["sync"]["reports_reused"] >= 1 and s["sync"]["entities_removed"] >= 1
+    assert s["sync"]["documents_removed"] == ["ski_club.txt"]
+    assert s["llm_calls"] == 0  # every remaining chunk was reused: nothing to extract
+    # the communities the deleted document did not touch keep their reports
+    assert s["sync"]["reports_reused"] >= 1 and s["sync"]["reports_new"] == 0
+    assert s["sync"]["entities_removed"] >= 2
     names = {e["name"] for e in Store(synced["base"] / "idx").read("entities")}
-    assert "Lantern Festival" in synced["named_before"] and "Lantern Festival" not in names
-    assert "Lena Castell" not in names  # named only in the deleted document
+    for gone in ("Ingrid Solberg", "Fjellheim Ski Club"):
+        assert gone in synced["named_before"] and gone not in names
     for table in ("entities", "relationships"):  # as if the folder had been built fresh
         assert Store(synced["base"] / "idx").read(table) == Store(synced["fresh"]).read(table), table
     assert s["partition_change"]["0"]["nodes_compared"] > 0

@@ -46,7 +46,11 @@ def test_every_question_is_answered_under_both_conditions(run):
     answers = [json.loads(x) for x in (run["base"] / "answers" / "answers.jsonl").read_text().splitlines()]
     assert len(answers) == 2 * len(questions)
     assert {a["condition"] for a in answers} == {"C0", "basic"}
-    assert all(a["answer"].strip() and a["llm_calls"] >= 1 and a["context_tokens"] > 0 for a in answers)
+    assert all(a["answer"].strip() for a in answers)
+    # extractive answers: global search's map reads the findings (the model scores them);
+    # basic search quotes the nearest sentences and asks the model nothing
+    assert all(a["llm_calls"] >= 1 and a["context_tokens"] > 0 for a in answers if a["condition"] == "C0")
+    assert all(a["llm_calls"] == 0 for a in answers if a["condition"] == "basic")
     assert all(a["level"] == 0 for a in answers if a["condition"] == "C0")
 
 

@@ -202,11 +202,11 @@ def faithfulness(index: Path, *, out: Path | None = None, command: str = "") -> 
     """How much of what an index stores its documents hold (see `faithfulness.py`)."""
     from .. import faithfulness as faith
     from ..query import load_index_data, open_index
-    from ..schema import Document
+    from ..schema import document_from_row
 
     store, manifest = open_index(index)
     data = load_index_data(store)
-    docs = [Document(**r) for r in store.read("documents")]
+    docs = [document_from_row(r) for r in store.read("documents")]
     result = faith.check(docs, list(data.chunks.values()), list(data.entities.values()),
                          data.relationships, [r.record for r in data.reports])
     result = {"index": str(index), "content": manifest.get("content", "abstractive"),

@@ -183,8 +183,8 @@ def global_quotes(
     settings: QuerySettings,
     history: list[tuple[str, str]] | None = None,
 ) -> tuple[list[Quote], list[Citation], int]:
-    """Findings of the level's reports scored by the model; returns the quotes (score
-    above 0, best first), the report citations and how many findings were scored."""
+    """Findings of the level's reports scored by the model; returns the quotes (best
+    first), the report citations and the tokens of the findings the model read."""
     items: list[tuple[str, Source]] = []
     for r in (r for r in data.reports if r.level == level):
         for f in r.findings:
@@ -200,6 +200,7 @@ def global_quotes(
         prompts.render("global_map_score", question=asked, statement=t).rstrip() for t in texts
     ]
     picks = model.choose(prompts_, SCORES, purpose="map") if prompts_ else []
+    read = sum(model.count_tokens(t) for t in texts)  # what the model read of the reports
     scored = list(zip(order, picks))
     if sum(p > 0 for _, p in scored) >= settings.quote_count:
         scored = [(i, p) for i, p in scored if p > 0]
@@ -207,4 +208,4 @@ def global_quotes(
     quotes = [sentence_quote(data, items[i][1], float(p), (items[i][0],)) for i, p in scored]
     reports = {r.ref: r for r in data.reports}
     cites = [data.report_citation(reports[ref]) for ref in dict.fromkeys(ref for ref, _ in items)]
-    return quotes, cites, len(order)
+    return quotes, cites, read
