@@ -378,7 +378,7 @@ class LlamaChatModel:
             return []
         started = time.perf_counter()
         trie = _OptionTrie(options, bias, self._option_tokens)
-        evaluated = reused = decided = forced = 0
+        evaluated = reused = steps = forced = 0
         picks: list[int] = []
         for prompt in prompts:
             tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
@@ -394,7 +394,11 @@ class LlamaChatModel:
                             f"fit the model context n_ctx={self.n_ctx}"
                         )
                     n_new, n_old = self._feed(path)
-                    evaluated, reused, decided = evaluated + n_new, reused + n_old, decided + 1
+                    reused += n_old
+                    if len(path) > len(tokens):
+                        steps += 1  # a step down the options: decoding what was chosen
+                    else:
+                        evaluated += n_new
                     logits = self._last_logits()
                     token = max(node.children, key=lambda t: logits[t] + node.bias[t])
                     node = node.children[token]
@@ -408,7 +412,7 @@ class LlamaChatModel:
                 ),
                 prompt_tokens=evaluated + reused,
                 reused_tokens=reused,
-                completion_tokens=decided,
+                completion_tokens=steps,  # a choice read off the prompt's logits costs none
                 seconds=time.perf_counter() - started,
                 finish_reason="choice",
                 forced_tokens=forced,
