@@ -4,6 +4,8 @@ needs; heavy libraries are imported only when a function needs them."""
 
 from __future__ import annotations
 
+import hashlib
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 from . import presets as presets_mod
 from .errors import ConfigError, IndexStateError
 from .pipeline import Build, ModelInfo, Progress, _no_progress, run_build
+from .private import make_private_dir, writes_private
 from .prompts import Prompts, load_prompts
 from .recipe import make_recipe
 from .schema import OUTPUT_TABLES
@@ -44,11 +47,34 @@ def model_info(settings: Settings) -> ModelInfo:
     preset = presets_mod.get_preset(settings.model or None)
     if settings.parallel:
         preset = replace(preset, parallel=settings.parallel)
+    if preset.source == "server":
+        from .remote import RemoteChatModel, Sampling
+
+        remote = RemoteChatModel(  # checks every URL now, before any work
+            [u.strip() for u in preset.url.split(",") if u.strip()], preset.model,
+            api=preset.api, api_key_env=preset.api_key_env or None, n_ctx=preset.n_ctx,
+            parallel=preset.parallel, timeout=preset.timeout, name=preset.name,
+            sampling=Sampling(preset.temperature, settings.seed, preset.top_k, preset.top_p,
+                              preset.repeat_penalty),
+        )
+        digest = hashlib.sha256(remote.model_key().encode("utf-8")).hexdigest()
+        return ModelInfo(preset, None, digest, remote)
     path = presets_mod.require(preset)
     presets_mod.check_gguf(path)
     return ModelInfo(preset, path, presets_mod.sha256_file(path))
 
 
+def open_chat_model(info: ModelInfo, seed: int):
+    """The chat model of `info`: the checked server, or the GGUF loaded in-process."""
+    from .llm import load_chat_model
+
+    if info.remote is not None:
+        return info.remote
+
+    return load_chat_model(info.preset, info.path, seed)
+
+
+@writes_private
 def build(
     docs_dir: Path,
     index_dir: Path,
@@ -60,11 +86,12 @@ def build(
 ) -> dict[str, Any]:
     """Build (or resume, or update) the index of `docs_dir` in `index_dir`."""
     from .embed import MiniLMEmbedder
-    from .llm import load_chat_model
     from .store import Store
 
     settings = resolve_settings(config, model, method)
     info = model_info(settings)
+    if settings.private and index_dir.is_dir():
+        make_private_dir(index_dir)  # made before `private`; a new one is created 0700
     b = Build(
         docs_dir=docs_dir,
         settings=settings,
@@ -72,7 +99,7 @@ def build(
         store=Store(index_dir, create=True),
         prompts=project_prompts(config),
         model_info=info,
-        get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
+        get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
         progress=progress,
     )
@@ -157,7 +184,6 @@ def open_session(
     The model is the one that built the index unless `model` (or the config file) names
     another."""
     from .embed import MiniLMEmbedder
-    from .llm import load_chat_model
     from .query import Session, open_index
 
     _store, manifest = open_index(index_dir)
@@ -170,7 +196,7 @@ def open_session(
     info = model_info(settings)
     return Session(
         index_dir, settings, project_prompts(config),
-        get_model=lambda: load_chat_model(info.preset, info.path, settings.seed),
+        get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
         content=settings.content or info.preset.content,
     )
@@ -190,6 +216,7 @@ def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -
     return result
 
 
+@writes_private
 def export(index_dir: Path, fmt: str, out: Path) -> dict[str, Any]:
     """Write a finished index as microsoft/graphrag parquet, GraphML or CSV files."""
     from .export import export_index
@@ -198,12 +225,15 @@ def export(index_dir: Path, fmt: str, out: Path) -> dict[str, Any]:
 
 
 def status(index_dir: Path) -> dict[str, Any]:
-    from .store import Store
+    from .store import Store, describe_marker, running_build
 
-    store = Store(index_dir)
-    manifest = store.read_manifest()
+    store = Store(index_dir)  # reads the last finished build's tables, even mid-build
+    manifest = store.manifest or store.read_manifest()
+    running = running_build(index_dir)
     if not manifest:
-        raise IndexStateError(f"{index_dir} holds no graphrag-local index (no manifest.json)")
+        raise IndexStateError(f"{index_dir} holds no graphrag-local index (no manifest.json)"
+                              + (f"; a build is running on it ({describe_marker(running)})"
+                                 if running else ""))
     counts = {t: store.count(t) for t in OUTPUT_TABLES}
     work = {t: store.count(t) for t in ("extractions", "summaries", "report_cache", "llm_calls")}
     failed_chunks = [
@@ -217,6 +247,7 @@ def status(index_dir: Path) -> dict[str, Any]:
     return {
         "index": str(index_dir),
         "complete": manifest.get("complete", False),
+        "build_running": running,  # None, or the pid and start of a build running now
         "tables": counts,
         "work_tables": work,
         "manifest": {k: v for k, v in manifest.items() if k != "summary"},
@@ -234,9 +265,11 @@ def list_models() -> list[dict[str, Any]]:
     for name in sorted(presets):
         p = presets[name]
         path = presets_mod.locate(p, materialise=False)
-        installed = path is not None
+        installed: bool | None = path is not None
         if path is None and p.source == "assemble":
             installed = presets_mod.locate_assemble_parts(p)
+        if p.source == "server":
+            installed = None  # not contacted here: `build` checks the server
         out.append(
             {
                 "name": name,
@@ -254,9 +287,34 @@ def list_models() -> list[dict[str, Any]]:
 
 
 def add_model(name: str, path: Path, n_ctx: int = 8192, chat_format: str = "auto") -> Path:
+    _check_model_name(name)
+    with _writing(presets_mod.user_models_toml()):
+        return presets_mod.add_user_preset(name, path, n_ctx, chat_format)
+
+
+def add_server_model(name: str, url: str, model: str, *, api: str = "llama.cpp", n_ctx: int = 8192,
+                     parallel: int = 0, api_key_env: str = "", content: str = "abstractive") -> Path:
+    _check_model_name(name)
+    with _writing(presets_mod.user_models_toml()):
+        return presets_mod.add_user_server(name, url, model, api=api, n_ctx=n_ctx,
+                                           parallel=parallel, api_key_env=api_key_env,
+                                           content=content)
+
+
+@contextmanager
+def _writing(target: Path):
+    """An OSError while writing `target` (no permission, a file where a folder should be,
+    a full disk) becomes a ConfigError naming the path."""
+    try:
+        yield
+    except OSError as exc:
+        at = f" (at {exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
+        raise ConfigError(f"cannot write {target}: {exc.strerror or exc}{at}") from None
+
+
+def _check_model_name(name: str) -> None:
     if not name or any(ch in name for ch in '"[]. '):
         raise ConfigError(f"model name '{name}' must be non-empty, without spaces, dots or quotes")
-    return presets_mod.add_user_preset(name, path, n_ctx, chat_format)
 
 
 def config_text(config: Path | None = None, model: str | None = None) -> str:
@@ -267,23 +325,30 @@ def init_project(folder: Path, copy_prompts: bool = False) -> list[Path]:
     """Write a commented config file (and, on request, the prompts) into `folder`."""
     from . import resources
 
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / CONFIG_FILE_NAME
     if target.exists():
         raise ConfigError(f"{target} already exists; remove it first to start over")
+    with _writing(target):
+        return _write_project(folder, target, copy_prompts, resources.prompts_dir())
+
+
+def _write_project(folder: Path, target: Path, copy_prompts: bool, prompts_dir: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
     header = (
         "# graphrag-local configuration. Every key is optional: delete what you do not\n"
         "# change. `graphrag-local config` prints the resolved settings.\n"
         "# model: a preset from `graphrag-local models` (\"\" = the default preset)\n"
         "# [chunks] size/overlap in cl100k tokens; [extract] names: \"spans\" | \"free\" | \"\"\n"
-        "# [reports] max_input_tokens = 0 derives the budget from the model's n_ctx\n\n"
+        "# [reports] max_input_tokens = 0 derives the budget from the model's n_ctx\n"
+        "# private = true: the index, exports, graph pages and eval runs are readable by you\n"
+        "# only (folders 0700, files 0600); false: your umask decides\n\n"
     )
     target.write_text(header + settings_to_toml(Settings()), encoding="utf-8")
     written = [target]
     if copy_prompts:
         pdir = folder / "prompts"
         pdir.mkdir(exist_ok=True)
-        for src in sorted(resources.prompts_dir().glob("*.txt")):
+        for src in sorted(prompts_dir.glob("*.txt")):
             (pdir / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
             written.append(pdir / src.name)
     return written

@@ -1,7 +1,8 @@
 """The `graphrag-local` command. Each command parses options, calls one function of
 `graphrag_local.api`, and renders the result with rich. Heavy imports happen inside
-commands so `--help` is instant. Only `GraphragError`s are caught: they print one line
-and exit non-zero; anything else is a bug and keeps its traceback."""
+commands so `--help` is instant. `@user_errors` catches only `GraphragError`s: they print
+one line and exit non-zero; anything else is a bug and keeps its traceback. The `eval`
+commands live in `eval/cli.py`."""
 
 from __future__ import annotations
 
@@ -10,12 +11,21 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .errors import GraphragError
-from .settings import DEFAULT_INDEX_DIR
+from .cli_common import (
+    ConfigOpt,
+    IndexOpt,
+    JsonOpt,
+    ModelOpt,
+    ProgressBars,
+    err,
+    out,
+    user_errors,
+)
+from .errors import ConfigError, GraphragError
+from .eval.cli import eval_app
 
 app = typer.Typer(
     help="Local-first GraphRAG: index private documents with a GGUF model, offline.",
@@ -25,24 +35,11 @@ app = typer.Typer(
 )
 models_app = typer.Typer(help="List model presets, or register your own GGUF.")
 app.add_typer(models_app, name="models")
-eval_app = typer.Typer(help="Evaluate offline: questions, answers, judging, extraction, figures.")
 app.add_typer(eval_app, name="eval")
-
-out = Console()
-err = Console(stderr=True)
-
-IndexOpt = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", "-i", help="Index folder.")
-ModelOpt = typer.Option(None, "--model", "-m", help="Model preset (see `graphrag-local models`).")
-ConfigOpt = typer.Option(None, "--config", "-c", help="Config file (TOML).")
-JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
-
-
-def _fail(exc: GraphragError) -> None:
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
-    raise typer.Exit(exc.exit_code)
 
 
 @app.command()
+@user_errors(resume="completed work is saved")
 def build(
     docs_dir: Path = typer.Argument(..., help="Folder of .txt, .md and .csv documents."),
     index: Path = IndexOpt,
@@ -59,22 +56,16 @@ def build(
     """Build (or resume, or update) the index of DOCS_DIR."""
     from . import api
 
-    try:
-        if dry_run:
-            result = api.dry_run(docs_dir, index, config=config, model=model, method=method)
-            if as_json:
-                print(json.dumps(result, indent=2))
-            else:
-                _render_dry_run(result)
-            return
-        with _progress(quiet=as_json) as progress:
-            summary = api.build(docs_dir, index, config=config, model=model, method=method,
-                                progress=progress)
-    except GraphragError as exc:
-        _fail(exc)
-    except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]: completed work is saved; run the same command to resume")
-        raise typer.Exit(130) from None
+    if dry_run:
+        result = api.dry_run(docs_dir, index, config=config, model=model, method=method)
+        if as_json:
+            print(json.dumps(result, indent=2))
+        else:
+            _render_dry_run(result)
+        return
+    with ProgressBars(quiet=as_json) as progress:
+        summary = api.build(docs_dir, index, config=config, model=model, method=method,
+                            progress=progress)
     if as_json:
         print(json.dumps(summary, indent=2))
     else:
@@ -82,14 +73,12 @@ def build(
 
 
 @app.command()
+@user_errors
 def status(index: Path = IndexOpt, as_json: bool = JsonOpt) -> None:
     """Show what an index holds: row counts, manifest, failures."""
     from . import api
 
-    try:
-        result = api.status(index)
-    except GraphragError as exc:
-        _fail(exc)
+    result = api.status(index)
     if as_json:
         print(json.dumps(result, indent=2))
         return
@@ -115,16 +104,14 @@ def status(index: Path = IndexOpt, as_json: bool = JsonOpt) -> None:
 
 
 @models_app.callback(invoke_without_command=True)
+@user_errors
 def models(ctx: typer.Context, as_json: bool = JsonOpt) -> None:
     """List model presets and whether each is available on this machine."""
     if ctx.invoked_subcommand is not None:
         return
     from . import api
 
-    try:
-        rows = api.list_models()
-    except GraphragError as exc:
-        _fail(exc)
+    rows = api.list_models()
     if as_json:
         print(json.dumps(rows, indent=2))
         return
@@ -134,7 +121,8 @@ def models(ctx: typer.Context, as_json: bool = JsonOpt) -> None:
     for r in rows:
         t.add_row(
             r["name"] + (" (default)" if r["default"] else ""),
-            "[green]yes[/]" if r["available"] else "[dim]no[/]",
+            "[cyan]server[/]" if r["available"] is None
+            else "[green]yes[/]" if r["available"] else "[dim]no[/]",
             f"{r['size_mb']} MB" if r["size_mb"] else "",
             str(r["n_ctx"]),
             r["sha256"][:12],
@@ -144,23 +132,36 @@ def models(ctx: typer.Context, as_json: bool = JsonOpt) -> None:
 
 
 @models_app.command("add")
+@user_errors
 def models_add(
     name: str = typer.Argument(..., help="Preset name to register."),
-    path: Path = typer.Argument(..., help="Path of the GGUF file."),
-    n_ctx: int = typer.Option(8192, help="Context window to use."),
+    path: Path | None = typer.Argument(None, help="Path of the GGUF file (or use --url)."),
+    n_ctx: int = typer.Option(8192, help="Context window to use (a server's own wins if it says)."),
     chat_format: str = typer.Option("auto", help='"auto" (GGUF template), "plain", or a llama-cpp format.'),
+    url: str = typer.Option("", help="An OpenAI-compatible model server instead of a GGUF "
+                            "(llama-server, vLLM, Ollama: http://host:port; several: comma-separated)."),
+    model_id: str = typer.Option("", "--model", help="With --url: the model id the server lists at /v1/models."),
+    api_name: str = typer.Option("llama.cpp", "--api", help='With --url: "llama.cpp", "vllm" or "openai" (no grammars).'),
+    parallel: int = typer.Option(0, help="Requests in flight at once (0: the server's slot count, else 4)."),
+    api_key_env: str = typer.Option("", help="With --url: environment variable that holds the API key."),
+    content: str = typer.Option("abstractive", help='With --url: "abstractive" (the model writes) or "extractive".'),
 ) -> None:
-    """Register your own GGUF as a preset."""
+    """Register your own GGUF, or a model server, as a preset."""
     from . import api
 
-    try:
-        where = api.add_model(name, path, n_ctx, chat_format)
-    except GraphragError as exc:
-        _fail(exc)
-    out.print(f"registered [bold]{name}[/] -> {path} in {where}")
+    if url:
+        where = api.add_server_model(name, url, model_id, api=api_name, n_ctx=n_ctx,
+                                     parallel=parallel, api_key_env=api_key_env, content=content)
+        target = f"{model_id} at {url}"
+    elif path is None:
+        raise ConfigError("give the GGUF's PATH, or --url and --model for a model server")
+    else:
+        where, target = api.add_model(name, path, n_ctx, chat_format), str(path)
+    out.print(f"registered [bold]{name}[/] -> {target} in {where}")
 
 
 @app.command()
+@user_errors
 def init(
     folder: Path = typer.Argument(Path("."), help="Where to write graphrag-local.toml."),
     prompts: bool = typer.Option(False, "--prompts", help="Also copy the prompts for editing."),
@@ -168,23 +169,44 @@ def init(
     """Write a commented config file (and optionally the prompts) to customise."""
     from . import api
 
-    try:
-        written = api.init_project(folder, copy_prompts=prompts)
-    except GraphragError as exc:
-        _fail(exc)
+    written = api.init_project(folder, copy_prompts=prompts)
     for p in written:
         out.print(f"wrote {p}")
 
 
 @app.command()
+@user_errors
 def config(config: Path | None = ConfigOpt, model: str | None = ModelOpt) -> None:
     """Print the resolved settings (defaults <- config file <- flags)."""
     from . import api
 
-    try:
-        print(api.config_text(config, model), end="")
-    except GraphragError as exc:
-        _fail(exc)
+    print(api.config_text(config, model), end="")
+
+
+@app.command()
+@user_errors
+def doctor(
+    index: Path | None = typer.Argument(None, help="An index folder to check too."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Check the install (and an index): what works, and what to do about what does not.
+    Exits 1 when a check fails."""
+    from .doctor import run_checks
+
+    report = run_checks(index)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        colour = {"ok": "green", "warn": "yellow", "fail": "red"}
+        t = Table(title="graphrag-local doctor")
+        for col in ("check", "status", "detail", "fix"):
+            t.add_column(col)
+        for c in report["checks"]:
+            t.add_row(escape(c["name"]), f"[{colour[c['status']]}]{c['status']}[/]",
+                      escape(c["detail"]), escape(c["fix"]))
+        out.print(t)
+    if report["status"] == "fail":
+        raise typer.Exit(1)
 
 
 MethodOpt = typer.Option(
@@ -200,6 +222,7 @@ LevelOpt = typer.Option(
 
 
 @app.command()
+@user_errors
 def query(
     question: str = typer.Argument(..., help="The question."),
     method: str = MethodOpt,
@@ -214,16 +237,13 @@ def query(
     from . import api
     from .query import result_dict
 
+    session = api.open_session(index, config=config, model=model)
     try:
-        session = api.open_session(index, config=config, model=model)
-        try:
-            with _Stream(enabled=not as_json) as stream:
-                result = session.ask(question, method=method, level=level, on_text=stream)
-            data = result_dict(result, session.model.name)
-        finally:
-            session.close()
-    except GraphragError as exc:
-        _fail(exc)
+        with _Stream(enabled=not as_json) as stream:
+            result = session.ask(question, method=method, level=level, on_text=stream)
+        data = result_dict(result, session.model.name)
+    finally:
+        session.close()
     if as_json:
         if show_context:
             data["context"] = result.context
@@ -236,6 +256,7 @@ def query(
 
 
 @app.command()
+@user_errors
 def chat(
     method: str = MethodOpt,
     level: str | None = LevelOpt,
@@ -249,10 +270,7 @@ def chat(
     from .query import METHODS, result_dict
 
     interactive = sys.stdin.isatty()
-    try:
-        session = api.open_session(index, config=config, model=model)
-    except GraphragError as exc:
-        _fail(exc)
+    session = api.open_session(index, config=config, model=model)
     history: list[tuple[str, str]] = []
     last = None
     if interactive:
@@ -319,6 +337,7 @@ CHAT_HELP = """commands:
 
 
 @app.command()
+@user_errors
 def show(
     what: str = typer.Argument(..., help="communities, reports, entities, or graph."),
     name: str = typer.Argument("", help="An entity name, or a report ref (R3) or id."),
@@ -332,20 +351,17 @@ def show(
     relationships and sources, or (graph) one offline HTML page of the whole graph."""
     from . import api
 
-    try:
-        title = name or f"graphrag-local: {index}" if what == "graph" else name
-        data = api.show(index, what, title, level)
-        if what == "graph":
-            from .graph_view import write_graph_html
+    title = name or f"graphrag-local: {index}" if what == "graph" else name
+    data = api.show(index, what, title, level)
+    if what == "graph":
+        from .graph_view import write_graph_html
 
-            path = write_graph_html(data["payload"], out_file or Path("graph.html"))
-            p = data["payload"]
-            out.print(f"wrote {path}: {len(p['nodes'])} entities, {len(p['edges'])} "
-                      f"relationships, {len(p['communities'])} communities in "
-                      f"{len(p['levels'])} levels; open it in a browser (works offline)")
-            return
-    except GraphragError as exc:
-        _fail(exc)
+        path = write_graph_html(data["payload"], out_file or Path("graph.html"))
+        p = data["payload"]
+        out.print(f"wrote {path}: {len(p['nodes'])} entities, {len(p['edges'])} "
+                  f"relationships, {len(p['communities'])} communities in "
+                  f"{len(p['levels'])} levels; open it in a browser (works offline)")
+        return
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -353,6 +369,7 @@ def show(
 
 
 @app.command()
+@user_errors
 def export(
     index: Path = typer.Argument(..., help="The index folder to export."),
     fmt: str = typer.Option(..., "--format", "-f",
@@ -364,10 +381,7 @@ def export(
     """Export an index for other tools."""
     from . import api
 
-    try:
-        r = api.export(index, fmt, out_dir)
-    except GraphragError as exc:
-        _fail(exc)
+    r = api.export(index, fmt, out_dir)
     if as_json:
         print(json.dumps(r, indent=2))
         return
@@ -375,278 +389,7 @@ def export(
     out.print(f"wrote {len(r['files'])} {r['format']} files to {r['out']}: {counts}")
 
 
-def _command() -> str:
-    return "graphrag-local " + " ".join(
-        a if a and all(ch.isalnum() or ch in "-_./=," for ch in a) else json.dumps(a)
-        for a in sys.argv[1:]
-    )
-
-
-def _log(msg: str) -> None:
-    err.print(f"[dim]{escape(msg)}[/]", highlight=False)
-
-
-@eval_app.command("questions")
-def eval_questions(
-    out_file: Path = typer.Option(..., "--out", "-o", help="Where to write the questions (JSONL)."),
-    index: Path | None = typer.Option(None, "--index", "-i", help="Index whose chunks the model describes."),
-    description: str = typer.Option("", "--description", help="A short description of the corpus."),
-    n: int = typer.Option(3, "--n", help="Personas, tasks per persona and questions per task."),
-    personas: int | None = typer.Option(None, help="Override --n for personas."),
-    tasks: int | None = typer.Option(None, help="Override --n for tasks per persona."),
-    questions: int | None = typer.Option(None, help="Override --n for questions per task."),
-    model: str | None = ModelOpt,
-    config: Path | None = ConfigOpt,
-) -> None:
-    """Generate questions the paper's way: personas -> tasks -> questions about the whole corpus."""
-    from .eval import commands
-
-    try:
-        r = commands.questions(out_file, index=index, description=description,
-                               personas=personas or n, tasks=tasks or n, per_task=questions or n,
-                               model=model, config=config, command=_command(), progress=_log)
-    except GraphragError as exc:
-        _fail(exc)
-    out.print(f"wrote {r['questions']} questions to {r['out']} ({r['llm_calls']} LLM calls)")
-
-
-@eval_app.command("answer")
-def eval_answer(
-    questions_file: Path = typer.Argument(..., help="JSONL, or CSV with a question/question_text column."),
-    index: Path = IndexOpt,
-    conditions: str = typer.Option("C0,basic", "--conditions", help="Comma list: C0, C1, ..., global, local, basic (SS), ts."),
-    out_dir: Path = typer.Option(..., "--out", "-o", help="Run folder (answers.jsonl; resumes)."),
-    limit: int = typer.Option(0, "--limit", help="Only the first N questions."),
-    model: str | None = ModelOpt,
-    config: Path | None = ConfigOpt,
-) -> None:
-    """Answer a question set under each condition; saved as each answer completes."""
-    from .eval import commands
-
-    try:
-        with _progress(quiet=False) as bar:
-            r = commands.answer(questions_file, index, conditions, out_dir, limit=limit,
-                                model=model, config=config, command=_command(),
-                                progress=lambda d, t, what: bar("answers", d, t))
-    except GraphragError as exc:
-        _fail(exc)
-    out.print(f"{r['answers']} answers in {r['out']}")
-
-
-@eval_app.command("judge")
-def eval_judge(
-    answers_dir: Path = typer.Argument(..., help="A folder made by `eval answer`."),
-    out_dir: Path = typer.Option(..., "--out", "-o", help="Where to write judgments, tables and the PNG."),
-    judge: str | None = typer.Option(None, "--judge", help="Judge model preset (default: the default preset)."),
-    criteria: str = typer.Option("", "--criteria", help="Comma list (default: all four)."),
-    config: Path | None = ConfigOpt,
-) -> None:
-    """Pairwise LLM-as-judge in both orders: win rates, intervals, judge consistency, heatmap."""
-    from .eval import commands
-    from .eval.judge import markdown_table
-
-    try:
-        with _progress(quiet=False) as bar:
-            r = commands.judge(answers_dir, out_dir, judge_model=judge, criteria=criteria,
-                               config=config, command=_command(),
-                               progress=lambda d, t: bar("judge", d, t))
-    except GraphragError as exc:
-        _fail(exc)
-    out.print(markdown_table(r["rows"]))
-    out.print(r["verdict"])
-    out.print(f"{r['judgments']} judgments in {r['out']}" + (f"; figure {r['png']}" if r["png"] else
-              "; no figure (install matplotlib: pip install 'graphrag-local[eval]')"))
-
-
-@eval_app.command("extraction")
-def eval_extraction(
-    gold_file: Path = typer.Argument(..., help="Re-DocRED JSON, e.g. ../shared/data/re_docred/dev_revised.json"),
-    limit: int = typer.Option(12, "--limit", help="First N documents."),
-    offset: int = typer.Option(0, "--offset", help="Skip the first N documents (tune on other documents than you report)."),
-    model: str | None = ModelOpt,
-    gleanings: int | None = typer.Option(None, "--gleanings", help="Gleaning rounds (default: settings)."),
-    no_grounding: bool = typer.Option(False, "--no-grounding", help="Keep ungrounded records."),
-    names: str | None = typer.Option(None, "--names", help='Abstractive: "spans" or "free" (default: the preset\'s).'),
-    method: str | None = typer.Option(None, "--method", help="standard or fast (default: the config's)."),
-    content: str | None = typer.Option(None, "--content", help="extractive or abstractive (default: the preset's)."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write extraction.json here."),
-    config: Path | None = ConfigOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """Entity precision/recall/F1, type accuracy and relationship precision/recall of the
-    extraction stage against gold data."""
-    from .eval import commands
-
-    try:
-        r = commands.extraction(gold_file, limit=limit, model=model, gleanings=gleanings,
-                                grounding=not no_grounding, names=names, method=method,
-                                content=content, offset=offset, out=out_dir, config=config,
-                                command=_command(), progress=_log)
-    except GraphragError as exc:
-        _fail(exc)
-    if as_json:
-        print(json.dumps(r, indent=2))
-        return
-    out.print(
-        f"{r['model']} ({r['method']}, {r['content']}, {r['gleanings']} gleanings) on "
-        f"{r['docs']} documents: entities P {r['precision']:.3f} R {r['recall']:.3f} "
-        f"F1 {r['f1']:.3f}; type accuracy {r['type_accuracy']:.3f} ({r['typed_entities']} "
-        f"PER/ORG/LOC entities); relationships P {r['rel_precision']:.3f} "
-        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed"
-    )
-
-
-@eval_app.command("facts")
-def eval_facts(
-    questions_file: Path = typer.Argument(..., help="JSONL with question and answers (gold), e.g. samples/facts.jsonl."),
-    index: Path = IndexOpt,
-    methods: str = typer.Option("basic,local,global", "--methods", help="Comma list of search methods."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write facts.json here."),
-    model: str | None = ModelOpt,
-    config: Path | None = ConfigOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """Factual questions: the share of answers that contain the gold answer, per method."""
-    from .eval import commands
-
-    try:
-        with _progress(quiet=as_json) as bar:
-            r = commands.facts(questions_file, index, methods=methods, out=out_dir, model=model,
-                               config=config, command=_command(),
-                               progress=lambda d, t: bar("answers", d, t))
-    except GraphragError as exc:
-        _fail(exc)
-    if as_json:
-        print(json.dumps(r, indent=2, ensure_ascii=False))
-        return
-    t = Table(title=f"facts: {r['questions_file']} on {r['index']} ({r['content']})")
-    for col in ("method", "correct", "accuracy", "median s / answer", "LLM calls / answer"):
-        t.add_column(col)
-    for m in r["methods"]:
-        t.add_row(m["method"], f"{m['correct']}/{m['questions']}", f"{m['accuracy']:.0%}",
-                  f"{m['median_seconds']:.1f}", str(m["llm_calls_per_answer"]))
-    out.print(t)
-    for a in r["answers"]:
-        if not a["correct"]:
-            out.print(f"[yellow]missed[/] {a['method']} {escape(a['question'])} (gold: "
-                      f"{escape(', '.join(a['gold']))})")
-
-
-@eval_app.command("faithfulness")
-def eval_faithfulness(
-    index: Path = typer.Argument(..., help="An index folder."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write faithfulness.json here."),
-    as_json: bool = JsonOpt,
-) -> None:
-    """How much of what the index stores its documents hold: verbatim and near-verbatim
-    sentences per field, unknown names and numbers, duplicated and unsourced findings."""
-    from .eval import commands
-
-    try:
-        r = commands.faithfulness(index, out=out_dir, command=_command())
-    except GraphragError as exc:
-        _fail(exc)
-    if as_json:
-        print(json.dumps(r, indent=2, ensure_ascii=False))
-        return
-    t = Table(title=f"faithfulness of {r['index']} ({r['content']}, {r['method']}, {r['model']})")
-    for col in ("field", "sentences", "verbatim", "near-verbatim", "traceable"):
-        t.add_column(col)
-    for name, f in r["fields"].items():
-        t.add_row(name.replace("_", " "), str(f["sentences"]), str(f["verbatim"]),
-                  str(f["near_verbatim"]), f"{f['traceable_share']:.0%}")
-    t.add_row("all", str(r["sentences"]), str(r["verbatim"]), str(r["near_verbatim"]),
-              f"{r['traceable_share']:.0%}")
-    out.print(t)
-    out.print(f"names and numbers absent from the corpus: {r['unknown_names_and_numbers']}"
-              + (f" (e.g. {', '.join(r['unknown_examples'])})" if r["unknown_examples"] else ""))
-    out.print(f"findings: {r['findings']}; duplicated: {r['duplicated_findings']}; without a "
-              f"source: {r['findings_without_source']}; sources pointing at other text: "
-              f"{r['bad_sources']}")
-    for s in r["untraceable_examples"]:
-        out.print(f"[yellow]not in the documents:[/] {escape(s)}")
-
-
-@eval_app.command("chunking")
-def eval_chunking(
-    text_file: Path = typer.Argument(..., help="A text file, e.g. ../shared/data/christmas_carol/a_christmas_carol.txt"),
-    out_dir: Path = typer.Option(..., "--out", "-o"),
-    tokens: int = typer.Option(12000, "--tokens", help="First N cl100k tokens of the file."),
-    sizes: str = typer.Option("600,1200,2400", "--sizes", help="Chunk sizes (tokens)."),
-    gleanings: int = typer.Option(3, "--gleanings", help="Up to this many gleaning rounds."),
-    n_ctx: int = typer.Option(0, "--n-ctx", help="Model context for large chunks (0: the preset's)."),
-    model: str | None = ModelOpt,
-    config: Path | None = ConfigOpt,
-) -> None:
-    """The paper's Figure 2: entity references vs chunk size x gleanings (table and PNG)."""
-    from .eval import commands
-
-    try:
-        r = commands.chunking(text_file, out_dir, tokens=tokens, sizes=sizes, gleanings=gleanings,
-                              model=model, n_ctx=n_ctx, config=config, command=_command(),
-                              progress=_log)
-    except GraphragError as exc:
-        _fail(exc)
-    for row in r["rows"]:
-        out.print(f"chunk size {row['chunk_size']:>5}  gleanings {row['gleanings']}  "
-                  f"entity references {row['entity_references']}")
-    out.print(f"written to {r['out']}" + (f"; figure {r['png']}" if r["png"] else ""))
-
-
-@eval_app.command("report")
-def eval_report(
-    run_dirs: list[Path] = typer.Argument(..., help="Run folders from eval answer/judge/extraction/chunking."),
-    out_file: Path | None = typer.Option(None, "--out", "-o", help="Markdown file (default: print)."),
-) -> None:
-    """One markdown summary of evaluation runs, with their tables, figures and commands."""
-    from .eval.report import build_report
-
-    missing = [d for d in run_dirs if not d.is_dir()]
-    if missing:
-        _fail(GraphragError(f"no run folder at {missing[0]}"))
-    text = build_report(run_dirs, out_file)
-    if out_file is None:
-        print(text)
-    else:
-        out.print(f"wrote {out_file}")
-
-
 # --- rendering ---------------------------------------------------------------------------
-
-
-class _progress:
-    """A rich progress bar per stage (count, elapsed, ETA), as a pipeline callback."""
-
-    def __init__(self, quiet: bool):
-        self.quiet = quiet
-        self.tasks: dict[str, int] = {}
-
-    def __enter__(self):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=err, disable=self.quiet,
-        )
-        self.bar.__enter__()
-        return self
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if stage not in self.tasks:
-            self.tasks[stage] = self.bar.add_task(stage, total=total)
-        self.bar.update(self.tasks[stage], completed=done, total=total)
-
-    def __exit__(self, *exc):
-        self.bar.__exit__(*exc)
-        return False
 
 
 def _render_summary(s: dict, index: Path) -> None:

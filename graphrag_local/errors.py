@@ -38,6 +38,13 @@ class IndexStateError(GraphragError):
     exit_code = 6
 
 
+class StoreError(GraphragError):
+    """The index folder cannot be written: the disk is full, the medium is read-only, or
+    permission is denied. The message names the folder and what to do."""
+
+    exit_code = 7
+
+
 class InjectedFailure(GraphragError):
     """Raised on purpose (GRAPHRAG_LOCAL_FAIL_AFTER_CALLS) to test resume."""
 

@@ -119,10 +119,15 @@ def render_graph_html(payload: dict) -> str:
     )
 
 
-def write_graph_html(payload: dict, out: Path) -> Path:
+def write_graph_html(payload: dict, out: Path, private: bool | None = None) -> Path:
+    """Write the page to `out` (folders made). `private`: readable by you only (0600, new
+    folders 0700); None: the project's `private` setting (./graphrag-local.toml)."""
+    from .private import private_files, project_private
+
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_graph_html(payload), encoding="utf-8")
+    with private_files(project_private() if private is None else private):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render_graph_html(payload), encoding="utf-8")
     return out
 
 

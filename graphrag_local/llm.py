@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .decode import Decoder, Job, _common_prefix
-from .errors import BudgetError, InjectedFailure, ModelError
+from .errors import BudgetError, ConfigError, InjectedFailure, ModelError
 from .presets import Preset, check_gguf
 
 Message = dict[str, str]
@@ -107,9 +108,55 @@ class ChatModel(Protocol):
     def close(self) -> None: ...
 
 
+MASK = "\ue000"  # stands, in a formatted prompt, for text of a message that must stay text
+
+
+def _mask_special(llm, messages: list[Message]) -> tuple[list[Message], list[str]]:
+    """The messages with every special token's text in their content (a document's
+    "<|im_start|>", as llama.cpp would parse it) and every MASK replaced by MASK, and
+    the texts replaced, in order. Contents without any are passed as they are, so their
+    prompts tokenize exactly as before."""
+    attrs = _special_attrs()
+    out, literals = [], []
+    for m in messages:
+        content = m.get("content") or ""
+        data = content.encode("utf-8")
+        ids = llm.tokenize(data, add_bos=False, special=True)
+        found = {MASK} if MASK in content else set()
+        if ids != llm.tokenize(data, add_bos=False, special=False):
+            found |= {llm._model.token_get_text(t) for t in set(ids)
+                      if llm._model.token_get_attr(t) & attrs}
+        if found:
+            texts = sorted(found, key=len, reverse=True)
+            pattern = re.compile("|".join(re.escape(t) for t in texts))
+            content = pattern.sub(lambda x: literals.append(x.group()) or MASK, content)
+            m = {**m, "content": content}
+        out.append(m)
+    return out, literals
+
+
+def _special_attrs() -> int:
+    """Token attributes that llama.cpp parses as special tokens when asked to."""
+    import llama_cpp
+
+    return (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+            | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN)
+
+
 def prompt_hash(messages: list[Message], extra: str = "") -> str:
     blob = json.dumps(messages, ensure_ascii=False, sort_keys=True) + "\x00" + extra
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def env_threads() -> int | None:
+    """GRAPHRAG_LOCAL_THREADS: CPU threads for llama.cpp (unset: all cores)."""
+    value = os.environ.get("GRAPHRAG_LOCAL_THREADS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"GRAPHRAG_LOCAL_THREADS={value!r} is not a positive whole number "
+                          "of CPU threads")
+    return int(value)
 
 
 def _fail_after_calls() -> int | None:
@@ -141,10 +188,8 @@ class LlamaChatModel:
             n_gpu = -1 if llama_cpp.llama_supports_gpu_offload() else 0
         self.n_gpu_layers = n_gpu
         self.parallel = self.preset.parallel or auto_parallel(self.path)
+        threads = self.n_threads or env_threads() or os.cpu_count() or 1
         try:
-            threads = self.n_threads or int(
-                os.environ.get("GRAPHRAG_LOCAL_THREADS") or os.cpu_count() or 1
-            )
             self._threads = threads
             with _without_amx(llama_cpp):
                 self._llm = llama_cpp.Llama(
@@ -208,8 +253,18 @@ class LlamaChatModel:
         return fmt_named
 
     def _tokens(self, messages: list[Message]) -> tuple[list[int], list[str]]:
+        """The chat template's markers are special tokens; text in the messages never is
+        ("<|im_start|>assistant" in a document stays text: see `_mask_special`)."""
+        messages, literals = _mask_special(self._llm, messages)
         prompt, stop, added_special = self._formatter(messages)
-        tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=not added_special, special=True)
+        pieces = prompt.split(MASK)
+        if len(pieces) != len(literals) + 1:  # the template dropped or repeated a message
+            pieces, literals = ["".join(pieces)], []  # then without the masked texts
+        tokens = self._llm.tokenize(pieces[0].encode("utf-8"), add_bos=not added_special,
+                                    special=True)
+        for literal, piece in zip(literals, pieces[1:]):
+            tokens += self._llm.tokenize(literal.encode("utf-8"), add_bos=False, special=False)
+            tokens += self._llm.tokenize(piece.encode("utf-8"), add_bos=False, special=True)
         return tokens, stop
 
     # -- the Protocol ---------------------------------------------------------------
@@ -381,7 +436,9 @@ class LlamaChatModel:
         evaluated = reused = steps = forced = 0
         picks: list[int] = []
         for prompt in prompts:
-            tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            # raw text, no chat template: nothing in it is a special token (a document's
+            # "<|im_end|>" included)
+            tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
             node, path = trie.root, list(tokens)
             while not node.done:
                 if len(node.children) == 1:  # the only way on: no decoding step

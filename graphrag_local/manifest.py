@@ -11,6 +11,7 @@ from collections import Counter
 from . import __version__
 from .embed import EMBEDDER_NAME
 from .prompts import BUILD_PROMPTS
+from .store import describe_marker
 from .tokenizer import ENCODING_NAME
 
 
@@ -19,7 +20,7 @@ def make_manifest(b) -> dict:
     return {
         "version": __version__,
         "model": {
-            "preset": mi.preset.name, "file": str(mi.path), "sha256": mi.sha256,
+            "preset": mi.preset.name, "file": str(mi.path or mi.preset.url), "sha256": mi.sha256,
             "chat_format": mi.preset.chat_format, "n_ctx": mi.preset.n_ctx,
         },
         "method": b.recipe.method,
@@ -27,18 +28,25 @@ def make_manifest(b) -> dict:
         "prompts": {name: b.prompts.digest(name) for name in BUILD_PROMPTS},
         "tokenizer": ENCODING_NAME,
         "embedder": EMBEDDER_NAME,
-        "settings": {k: v for k, v in b.settings.to_dict().items() if k != "query"},
+        "settings": {k: v for k, v in b.settings.to_dict().items()
+                     if k not in ("query", "private")},  # neither changes what is built
         "seed": b.settings.seed,
         "docs_dir": str(b.docs_dir),
     }
 
 
-def manifest_changes(old: dict, new: dict) -> list[str]:
-    """What differs from the index's previous build, in words."""
-    if not old:
-        return []
-    new = json.loads(json.dumps(new))  # compare as stored (tuples become lists)
+def manifest_changes(old: dict, new: dict, interrupted: dict | None = None) -> list[str]:
+    """What differs from the index's previous build, in words. `interrupted`: the marker
+    (pid, start) that a build which did not finish left behind, if any."""
     changes = []
+    if interrupted is not None or old.get("complete") is False:
+        changes.append(
+            f"previous build did not finish ({describe_marker(interrupted or {})}; killed or "
+            "stopped): resuming it, finished work is reused"
+        )
+    if not old:
+        return changes
+    new = json.loads(json.dumps(new))  # compare as stored (tuples become lists)
     if old.get("model", {}).get("sha256") != new["model"]["sha256"]:
         changes.append(
             f"model changed ({old.get('model', {}).get('preset')} -> {new['model']['preset']}): "
@@ -57,12 +65,10 @@ def manifest_changes(old: dict, new: dict) -> list[str]:
             changes.append(f"settings [{section}] changed: dependent stages are redone")
     if old.get("embedder") != new["embedder"]:
         changes.append("embedder changed: embeddings are recomputed")
-    if old.get("complete") is False:
-        changes.append("previous build did not finish: resuming")
     return changes
 
 
-def build_summary(b, changes: list[str]) -> dict:
+def build_summary(b, changes: list[str], resumed: bool = False) -> dict:
     by_level = Counter(c.level for c in b.clusters)
     calls = [c for _, c in b.calls]
     f = b.faithfulness
@@ -106,6 +112,7 @@ def build_summary(b, changes: list[str]) -> dict:
         "partition_change": b.partition_change,
         "warnings": b.warnings,
         "changes": changes,
+        "resumed": resumed,  # a build that did not finish was taken over
         "model": b.model_info.preset.name,
         "parallel": b._model.parallel if b._model is not None else b.model_info.preset.parallel,
         "method": b.recipe.method,

@@ -12,16 +12,22 @@ Every unit of model work (a chunk's extraction, an element summary, a community 
 and every embedding is kept in a work table under a key that hashes all it depends on,
 the moment it completes (`work.py`). A build that was killed resumes where it stopped; a
 finished build run again makes no LLM call; a new document only costs its own chunks; a
-changed model or prompt redoes exactly the work that depends on it."""
+changed model or prompt redoes exactly the work that depends on it. While a build runs,
+readers answer from the last finished build: the store stage writes new table versions,
+and only the manifest written at the very end points readers at them (`store.py`)."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from . import faithfulness
 from .embed import EMBEDDER_NAME, Embedder
@@ -31,6 +37,7 @@ from .presets import Preset
 from .prompts import Prompts
 from .recipe import Recipe
 from .schema import (
+    OUTPUT_TABLES,
     Chunk,
     ChunkExtraction,
     Claim,
@@ -94,8 +101,9 @@ class ModelInfo:
     """What identifies the model's behaviour: part of every LLM work key."""
 
     preset: Preset
-    path: Path
-    sha256: str
+    path: Path | None  # None for a model server
+    sha256: str  # of the GGUF; for a model server, of what the server says it serves
+    remote: Any = None  # the checked RemoteChatModel of a `source = "server"` preset
 
     @property
     def key(self) -> str:
@@ -471,7 +479,11 @@ def _model_reporter(b: Build):
 
 def embed(b: Build) -> None:
     """Vectors for chunks, sentences, entities and reports. Cached by (embedder, text): a
-    rerun or an update embeds only new text, and loads no embedder when nothing is new."""
+    rerun or an update embeds only new text, and loads no embedder when nothing is new.
+    Batches are fixed slices of the build's whole list of texts, and a batch is embedded
+    when any of its texts is new: the embedder's vectors differ in the last bits with the
+    batch a text is padded with, so fixed batches make a resumed build's vectors equal to
+    an uninterrupted build's."""
     groups = {
         "chunks": [(c.id, c.text) for c in b.chunks],
         "sentences": [(s.id, squash(s.text)) for s in b.sentences],
@@ -483,15 +495,17 @@ def embed(b: Build) -> None:
     def key(text: str) -> str:
         return embedding_key(EMBEDDER_NAME, text)
 
-    todo = list(dict.fromkeys(t for items in groups.values() for _, t in items if key(t) not in cache))
-    if todo:
-        embedder = b.get_embedder()
-        batch = max(b.settings.embed.batch_size, 1)
-        for start in range(0, len(todo), batch):
-            part = todo[start : start + batch]
-            cache.put_many([(key(t), v) for t, v in zip(part, embedder.embed(part))])
-            b.progress("embed", start + len(part), len(todo))
-    b.progress("embed", len(todo), len(todo))
+    texts = list(dict.fromkeys(t for items in groups.values() for _, t in items))
+    size = max(b.settings.embed.batch_size, 1)
+    batches = [texts[i : i + size] for i in range(0, len(texts), size)]
+    embedder = None
+    for i, part in enumerate(batches, 1):
+        if any(key(t) not in cache for t in part):
+            embedder = b.get_embedder() if embedder is None else embedder
+            vectors = embedder.embed(part)
+            cache.put_many([(key(t), v) for t, v in zip(part, vectors) if key(t) not in cache])
+        b.progress("embed", i, len(batches))
+    b.progress("embed", len(batches), len(batches))
     b.vectors = {t: {i: cache.get(key(x)) for i, x in items} for t, items in groups.items()}
     first = next((v for items in b.vectors.values() for v in items.values()), None)
     b.embedder_dim = len(first) if first else 0
@@ -509,22 +523,26 @@ def check(b: Build) -> None:
 
 
 def store(b: Build) -> None:
+    """Each output table rewritten as a new version. Readers keep reading the versions the
+    last finished build's manifest pins until `run_build` writes the new manifest."""
     dim = b.embedder_dim
     zero = [0.0] * dim
     v = b.vectors
-    b.store.write("documents", [document_row(d) for d in b.documents], dim)
-    b.store.write("chunks", [chunk_row(c, v["chunks"][c.id]) for c in b.chunks], dim)
-    b.store.write("sentences", [sentence_row(s, v["sentences"][s.id]) for s in b.sentences], dim)
-    b.store.write("entities", [entity_row(e, v["entities"].get(e.id, zero)) for e in b.entities], dim)
-    b.store.write("relationships", [relationship_row(r) for r in b.relationships], dim)
-    b.store.write("claims", [asdict(c) for c in b.claims], dim)
-    b.store.write("communities", [community_row(c) for c in community_records(b)], dim)
-    b.store.write(
-        "community_reports",
-        [report_row(r, v["community_reports"].get(r.id, zero)) for r in b.reports], dim,
-    )
+    tables: list[tuple[str, Callable[[], list[dict]]]] = [
+        ("documents", lambda: [document_row(d) for d in b.documents]),
+        ("chunks", lambda: [chunk_row(c, v["chunks"][c.id]) for c in b.chunks]),
+        ("sentences", lambda: [sentence_row(s, v["sentences"][s.id]) for s in b.sentences]),
+        ("entities", lambda: [entity_row(e, v["entities"].get(e.id, zero)) for e in b.entities]),
+        ("relationships", lambda: [relationship_row(r) for r in b.relationships]),
+        ("claims", lambda: [asdict(c) for c in b.claims]),
+        ("communities", lambda: [community_row(c) for c in community_records(b)]),
+        ("community_reports", lambda: [
+            report_row(r, v["community_reports"].get(r.id, zero)) for r in b.reports]),
+    ]
+    for i, (name, rows) in enumerate(tables, 1):
+        b.store.write(name, rows(), dim)
+        b.progress("store", i, len(tables))
     b.store.compact("llm_calls")
-    b.progress("store", 1, 1)
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [
@@ -541,22 +559,56 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
 
 
 def run_build(b: Build) -> dict:
-    """Run every stage in order, holding the index lock; returns the build summary."""
-    with BuildLock(b.store.dir):
+    """Run every stage in order, holding the index lock; returns the build summary. The
+    manifest of the last finished build stays in place (readers answer from it) until
+    every table is written; then the new one replaces it and older table versions go."""
+    with BuildLock(b.store.dir) as lock:
         previous = b.store.read_manifest()
         manifest = make_manifest(b)
-        changes = manifest_changes(previous, manifest)
+        changes = manifest_changes(previous, manifest, lock.interrupted)
         b.build_id = content_id(str(time.time_ns()), length=12)
-        b.store.write_manifest({**manifest, "complete": False})
+        begun = datetime.now()
+        if not previous.get("complete"):  # nothing finished to keep serving
+            b.store.write_manifest({**manifest, "complete": False})
+        kill_at = _kill_at()
+        if kill_at:
+            b.progress = _killing(b.progress, kill_at)
         for name, stage in STAGES:
+            if kill_at == (name, 0):
+                os.kill(os.getpid(), signal.SIGKILL)
             started = time.perf_counter()
             stage(b)
             for cache in b.caches.values():
                 cache.compact()
             b.seconds[name] = round(time.perf_counter() - started, 3)
-        summary = build_summary(b, changes)
-        b.store.write_manifest({**manifest, "complete": True, "summary": summary})
+        resumed = lock.interrupted is not None or previous.get("complete") is False
+        summary = build_summary(b, changes, resumed)
+        b.store.write_manifest({**manifest, "complete": True, "summary": summary,
+                                "tables": b.store.versions(OUTPUT_TABLES)})
+        b.store.drop_old_versions(previous.get("tables", {}) if previous.get("complete") else {},
+                                  begun)
         return summary
+
+
+def _kill_at() -> tuple[str, int] | None:
+    """Test hook for crash safety (tests/test_e2e_crash.py, scripts/soak_kill.py):
+    GRAPHRAG_LOCAL_KILL_AT="stage:n" makes the build kill itself with SIGKILL, as a crash
+    would, once `stage` has reported n units done through the progress callback (n = 0:
+    as the stage starts; "store:n": after n output tables). Unset: None, no hook."""
+    value = os.environ.get("GRAPHRAG_LOCAL_KILL_AT", "")
+    if not value:
+        return None
+    stage, _, n = value.partition(":")
+    return stage, int(n or 0)
+
+
+def _killing(progress: Progress, at: tuple[str, int]) -> Progress:
+    def report(stage: str, done: int, total: int) -> None:
+        progress(stage, done, total)
+        if stage == at[0] and done >= at[1]:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return report
 
 
 # --- helpers ---------------------------------------------------------------------------

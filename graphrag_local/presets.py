@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
+import os
+import struct
 import tomllib
 from dataclasses import dataclass
 from importlib import metadata
@@ -13,7 +16,7 @@ from pathlib import Path
 from . import resources
 from .errors import ConfigError, ModelError
 
-SOURCES = ("package", "assemble", "path", "models_dir")
+SOURCES = ("package", "assemble", "path", "models_dir", "server")
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,12 @@ class Preset:
     repeat_penalty: float = 1.0
     prompt_tok_s: float = 100.0
     gen_tok_s: float = 20.0
+    # source = "server": an OpenAI-compatible model server (remote.py)
+    url: str = ""  # one URL, or several of the same model separated by commas
+    model: str = ""  # the id the server lists at /v1/models
+    api: str = "llama.cpp"  # "llama.cpp" | "vllm" | "openai"
+    api_key_env: str = ""  # environment variable holding the API key (never stored)
+    timeout: float = 120.0  # seconds one request may take
 
 
 def user_models_toml() -> Path:
@@ -101,6 +110,8 @@ def locate(preset: Preset, *, materialise: bool = True) -> Path | None:
     if preset.source == "models_dir":
         path = resources.models_dir() / preset.file
         return path if path.is_file() else None
+    if preset.source == "server":
+        return None
     path = Path(preset.path).expanduser()
     return path if path.is_file() else None
 
@@ -178,14 +189,132 @@ def sha256_file(path: Path) -> str:
 
 
 def check_gguf(path: Path) -> None:
-    """Cheap header check so a corrupt or wrong file fails with a clear message."""
+    """Read a GGUF's header, metadata and tensor table (not its weights: milliseconds for a
+    multi-GB file) so a wrong, corrupt or truncated file fails here with a clear message,
+    not inside llama.cpp in the middle of a build."""
     try:
         with path.open("rb") as f:
-            magic = f.read(4)
+            if f.read(4) != b"GGUF":
+                raise ModelError(f"{path} is not a GGUF model file (bad header); re-download it")
+            size = os.fstat(f.fileno()).st_size
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+                problem = _GGUFHeader(buf, size).problem()
     except OSError as exc:
         raise ModelError(f"cannot read model file {path}: {exc}") from None
-    if magic != b"GGUF":
-        raise ModelError(f"{path} is not a GGUF model file (bad header); re-download it")
+    if problem:
+        raise ModelError(f"{path} is not a usable GGUF model file: {problem}; re-download it")
+
+
+# ggml tensor types: (elements per block, bytes per block), as in ggml.c's type_traits
+_GGML_BLOCKS = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34),
+    9: (32, 36), 10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210),
+    15: (256, 292), 16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18),
+    21: (256, 110), 22: (256, 82), 23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4),
+    27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2), 34: (256, 54), 35: (256, 66),
+    39: (32, 17), 40: (64, 36), 41: (128, 18), 42: (64, 18),
+}
+# GGUF metadata value types 0-12 but 8 (string) and 9 (array): their struct formats
+_GGUF_SCALARS = {t: struct.Struct("<" + c) for t, c in zip(
+    (0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12), "BbHhIif?Qqd")}
+_U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
+
+
+class _Cut(Exception):
+    """The file ends inside its header."""
+
+
+class _GGUFHeader:
+    """A reader of the GGUF layout (version 2 and 3): magic, version, tensor count, metadata
+    count, metadata (key, type, value), tensor table, then the aligned tensor data."""
+
+    def __init__(self, buf, size: int):
+        self.buf, self.size, self.pos = buf, size, 4
+
+    def num(self, fmt: struct.Struct):
+        if self.pos + fmt.size > self.size:
+            raise _Cut
+        value = fmt.unpack_from(self.buf, self.pos)[0]
+        self.pos += fmt.size
+        return value
+
+    def skip(self, n: int) -> None:
+        if n < 0 or self.pos + n > self.size:
+            raise _Cut
+        self.pos += n
+
+    def string(self) -> str:
+        n = self.num(_U64)
+        start = self.pos
+        self.skip(n)
+        return bytes(self.buf[start:self.pos]).decode("utf-8")
+
+    def value(self, kind: int):
+        if kind in _GGUF_SCALARS:
+            return self.num(_GGUF_SCALARS[kind])
+        if kind == 8:
+            return self.string()
+        if kind != 9:
+            raise ValueError(f"metadata value of unknown type {kind}")
+        item, count = self.num(_U32), self.num(_U64)
+        if item in _GGUF_SCALARS:
+            self.skip(count * _GGUF_SCALARS[item].size)
+        elif item == 8:
+            if count * 8 > self.size - self.pos:
+                raise _Cut
+            for _ in range(count):  # a vocabulary: lengths only, no decoding
+                self.skip(self.num(_U64))
+        else:  # arrays of arrays included: llama.cpp reads none
+            raise ValueError(f"metadata array of type {item}")
+        return count
+
+    def problem(self) -> str | None:
+        """What is wrong with the file, or None."""
+        try:
+            version = self.num(_U32)
+            if version not in (2, 3):
+                return f"GGUF version {version} (llama.cpp reads versions 2 and 3)"
+            tensors, kvs = self.num(_U64), self.num(_U64)
+            if tensors * 24 > self.size or kvs * 12 > self.size:
+                return (f"{tensors} tensors and {kvs} metadata entries cannot fit in "
+                        f"{self.size} bytes")
+            meta = {}
+            for _ in range(kvs):
+                key = self.string()
+                meta[key] = self.value(self.num(_U32))
+            if not isinstance(meta.get("general.architecture"), str):
+                return "no general.architecture in its metadata"
+            if not tensors:
+                return "it holds no tensors (a vocabulary-only file?)"
+            align = meta.get("general.alignment", 32)
+            if not isinstance(align, int) or align < 1 or align & (align - 1):
+                return f"bad general.alignment {align!r}"
+            end = 0
+            for _ in range(tensors):
+                name = self.string()
+                dims = self.num(_U32)
+                if not 1 <= dims <= 4:
+                    return f"tensor {name!r} has {dims} dimensions"
+                shape = [self.num(_U64) for _ in range(dims)]
+                kind, offset = self.num(_U32), self.num(_U64)
+                if offset % align:
+                    return f"tensor {name!r} is not aligned"
+                block, nbytes = _GGML_BLOCKS.get(kind, (1, 0))
+                if shape[0] % block:
+                    return f"tensor {name!r} has a row of {shape[0]}, not whole blocks"
+                elements = 1
+                for d in shape:
+                    elements *= d
+                end = max(end, offset + elements // block * nbytes)
+            data = -(-self.pos // align) * align
+        except _Cut:
+            return "it ends inside its header (a truncated download?)"
+        except (UnicodeDecodeError, ValueError) as exc:
+            return f"its metadata is garbled ({exc})"
+        if data + end > self.size:
+            return (f"it is {self.size} bytes but its tensors need {data + end} "
+                    "(a truncated download?)")
+        return None
 
 
 def add_user_preset(name: str, path: Path, n_ctx: int, chat_format: str) -> Path:
@@ -204,6 +333,32 @@ def add_user_preset(name: str, path: Path, n_ctx: int, chat_format: str) -> Path
         "n_ctx": n_ctx,
         "chat_format": chat_format,
     }
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(_dump(data), encoding="utf-8")
+    return user_file
+
+
+def add_user_server(name: str, url: str, model: str, *, api: str, n_ctx: int,
+                    parallel: int, api_key_env: str, content: str) -> Path:
+    """Register an OpenAI-compatible model server under NAME in the user's models.toml.
+    Nothing is contacted here: `build` checks the server before any work."""
+    for u in url.split(","):
+        if not u.strip().startswith(("http://", "https://")):
+            raise ConfigError(f"model server url '{u.strip()}' must start with http:// or https://")
+    if not model:
+        raise ConfigError("a model server preset needs --model: the id the server lists at /v1/models")
+    if content not in ("extractive", "abstractive"):
+        raise ConfigError("content must be extractive or abstractive")
+    user_file = user_models_toml()
+    data = _read_toml(user_file) if user_file.is_file() else {}
+    fields = {
+        "description": f"model {model} served at {url}",
+        "source": "server", "url": url, "model": model, "api": api,
+        "n_ctx": n_ctx, "parallel": parallel, "content": content,
+    }
+    if api_key_env:
+        fields["api_key_env"] = api_key_env
+    data.setdefault("presets", {})[name] = fields
     user_file.parent.mkdir(parents=True, exist_ok=True)
     user_file.write_text(_dump(data), encoding="utf-8")
     return user_file

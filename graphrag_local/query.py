@@ -38,23 +38,33 @@ from .search.common import (
 from .search.global_search import global_search, text_search
 from .search.local_search import local_search
 from .settings import Settings
-from .store import Store
+from .store import Store, describe_marker, running_build
 
 METHODS = ("global", "local", "basic", "ts")
 
 
 def open_index(index_dir: Path) -> tuple[Store, dict]:
-    """The store and manifest of a complete index, or a clear error."""
+    """The store and manifest of the last finished build, or a clear error. The store
+    reads that build's table versions, so a build running meanwhile is not seen until it
+    finishes (see `store.py`)."""
+    running = running_build(index_dir)
+    wait = (f"; a build is running on it ({describe_marker(running)}): ask again when it "
+            "has finished" if running else "")
     if not (index_dir / "manifest.json").is_file():
         if index_dir.is_dir() and (index_dir / "lancedb").is_dir():
-            raise IndexStateError(f"{index_dir} holds no finished index (no manifest.json)")
+            raise IndexStateError(f"{index_dir} holds no finished index (no manifest.json)"
+                                  + wait)
+        if running:
+            raise IndexStateError(f"{index_dir} holds no finished index yet" + wait)
         raise IndexStateError(
             f"no index at {index_dir}; build one with `graphrag-local build DOCS_DIR "
             f"--index {index_dir}`"
         )
     store = Store(index_dir)
-    manifest = store.read_manifest()
+    manifest = store.read_manifest() if not store.manifest else store.manifest
     if not manifest.get("complete"):
+        if running:
+            raise IndexStateError(f"the index at {index_dir} has no finished build yet" + wait)
         raise IndexStateError(
             f"the index at {index_dir} is unfinished (its build stopped part-way); run the "
             "same `graphrag-local build` again to resume it"

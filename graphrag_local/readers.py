@@ -27,7 +27,18 @@ from pathlib import Path
 
 LABEL_CHARS = 60
 MIN_CHARS_PER_PAGE = 16  # fewer visible characters than this per page on average: a scan
-CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # all but tab and newline
+# Characters that are not seen but change what a text says to a program or how it shows:
+# C0 and C1 controls but tab and newline (NUL too), soft hyphens, zero-width spaces and
+# joiners, bidi marks, embeddings, overrides and isolates (the "Trojan Source" trick:
+# U+202E shows a name reversed), a BOM inside the text, and Unicode tag characters
+# (invisible ASCII, a known way to hide instructions for a model). ZWJ and ZWNJ stay:
+# scripts and emoji need them. Right-to-left letters are text and stay, of course.
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\U000e0000-\U000e007f]"
+)
+LINE_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n",
+                             "\u2028": "\n", "\u2029": "\n\n"})
 PLACEHOLDER_TITLES = {"untitled", "untitled document", "no title"}  # what PDF writers fill in
 
 
@@ -58,12 +69,18 @@ def read_file(path: Path) -> ReadResult:
     return reader(path)
 
 
+def clean_text(text: str) -> tuple[str, int]:
+    """Line breaks as "\\n" (CRLF, CR, form feed, Unicode separators), and the `INVISIBLE`
+    characters removed; with how many were removed."""
+    return INVISIBLE.subn("", text.replace("\r\n", "\n").translate(LINE_BREAKS))
+
+
 def _assemble(blocks: list[tuple[str, str | None]], kind: str, title: str) -> ReadResult:
     """Join (text, label) blocks with blank lines; a label that is not None starts a section
     there, and sections run up to the next one so that together they tile the text."""
     text, starts = "", []
     for block, label in blocks:
-        block = CONTROL_CHARS.sub("", block)
+        block = clean_text(block)[0]
         if not block:
             continue
         text += "\n\n" if text else ""

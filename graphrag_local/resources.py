@@ -33,12 +33,25 @@ def _base(xdg_env: str, default_rel: str, name: str) -> Path:
     return base / "graphrag-local"
 
 
+def _private_dir(path: Path) -> Path:
+    """`path`, created (or made) 0700: it holds your presets, hashes and assembled models.
+    Best effort: where it cannot be made (a read-only home), the writer reports that."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            path.chmod(mode & 0o700)
+    except OSError:
+        pass
+    return path
+
+
 def user_config_dir() -> Path:
-    return _base("XDG_CONFIG_HOME", ".config", "config")
+    return _private_dir(_base("XDG_CONFIG_HOME", ".config", "config"))
 
 
 def user_cache_dir() -> Path:
-    return _base("XDG_CACHE_HOME", ".cache", "cache")
+    return _private_dir(_base("XDG_CACHE_HOME", ".cache", "cache"))
 
 
 def models_dir() -> Path:

@@ -15,7 +15,9 @@ import re
 MAX_CHARS = 320
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] ))")
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-Þ])")
+# (?<!...): a match never starts inside a run of stops, so "......" is read once, not once
+# per dot (quadratic on a line of ten million dots)
+_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-Þ])")
 _ABBREV = {
     "mr", "mrs", "ms", "dr", "st", "prof", "sr", "jr", "vs", "etc", "e.g", "i.e", "no",
     "co", "inc", "ltd", "gen", "col", "capt", "lt", "sgt", "rev", "mt", "ft", "fig",
@@ -50,20 +52,25 @@ def _block(text: str, lo: int, hi: int, max_chars: int) -> list[tuple[int, int]]
 
 
 def _trimmed(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if end - start < 2 or not any(ch.isalnum() for ch in text[start:end]):
-        return []
-    if end - start <= max_chars:
-        return [(start, end)]
-    # too long: cut at the last clause boundary (else space) that keeps a piece in budget
-    window = text[start : start + max_chars]
-    cut = max((m.end() for m in _CLAUSE.finditer(window)), default=0)
-    if cut < max_chars // 3:
-        cut = window.rfind(" ") + 1 if " " in window[max_chars // 3 :] else max_chars
-    return _trimmed(text, start, start + cut, max_chars) + _trimmed(text, start + cut, end, max_chars)
+    """The span, whitespace trimmed; a span over `max_chars` is cut at the last clause
+    boundary (else space) that keeps a piece in budget, piece by piece. Linear in the span,
+    so a megabyte without a sentence end (one long line) costs no more than its length."""
+    out: list[tuple[int, int]] = []
+    while True:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end - start <= max_chars:
+            if end - start >= 2 and any(ch.isalnum() for ch in text[start:end]):
+                out.append((start, end))
+            return out
+        window = text[start : start + max_chars]
+        cut = max((m.end() for m in _CLAUSE.finditer(window)), default=0)
+        if cut < max_chars // 3:
+            cut = window.rfind(" ") + 1 if " " in window[max_chars // 3 :] else max_chars
+        out += _trimmed(text, start, start + cut, max_chars)  # fits: no further cut
+        start += cut
 
 
 _STATEMENT_END = re.compile(r"[.!?…][\"'”’)\]]*$")

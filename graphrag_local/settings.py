@@ -108,6 +108,9 @@ class Settings:
     method: str = "standard"  # "standard": the model extracts; "fast": no model before reports
     parallel: int = 0  # requests the model decodes together; 0: the model preset's
     seed: int = 42
+    # true: the index, exports, graph pages and eval runs are yours only (folders 0700,
+    # files 0600); false: files get the usual modes of your umask
+    private: bool = True
     input: InputSettings = field(default_factory=InputSettings)
     chunks: ChunkSettings = field(default_factory=ChunkSettings)
     extract: ExtractSettings = field(default_factory=ExtractSettings)

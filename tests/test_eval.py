@@ -21,7 +21,7 @@ from graphrag_local.eval.judge import (
     score_of,
     win_rates,
 )
-from graphrag_local.eval.questions import dedupe, generate_questions, load_questions
+from graphrag_local.eval.questions import dedupe, generate_questions, load_questions, question_id
 from graphrag_local.eval.report import build_report, context_table
 from graphrag_local.prompts import load_prompts
 
@@ -189,3 +189,91 @@ def test_report_gathers_tables_commands_and_figures(tmp_path):
     assert "| diversity | C0 | ts | 2 | 75% |" in text and "](../run/winrates.png)" in text
     assert (tmp_path / "docs" / "evaluation.md").read_text() == text
     assert "| ts | 2 | 300 | 100% |" in context_table(_answers())
+
+
+def test_questions_without_ids_get_content_hash_ids(tmp_path):
+    csv = tmp_path / "q.csv"
+    csv.write_text("question\nWhat is A?\nWho is B?\n")
+    jl = tmp_path / "q.jsonl"
+    jl.write_text('{"question": "What is A?"}\n{"question_text": "Who is B?", "id": ""}\n')
+    from_csv, from_jsonl = load_questions(csv), load_questions(jl)
+    assert [q["id"] for q in from_csv] == [question_id("What is A?"), question_id("Who is B?")]
+    assert [q["id"] for q in from_csv] == [q["id"] for q in from_jsonl]
+    assert len({q["id"] for q in from_csv}) == 2
+    assert list(from_csv[0]) == ["id", "question"]
+    (tmp_path / "num.jsonl").write_text('{"question": "One?", "id": 0}\n{"question": "Two?", "id": 1}\n')
+    assert [q["id"] for q in load_questions(tmp_path / "num.jsonl")] == ["0", "1"]
+    (tmp_path / "twice.csv").write_text("id,question\nx,One?\nx,Two?\n")
+    with pytest.raises(InputError, match="question id 'x'"):
+        load_questions(tmp_path / "twice.csv")
+
+
+def test_judge_scores_every_csv_question(tmp_path, monkeypatch):
+    """Regression: CSV questions without an id all had the id "", so the judge merged them
+    and scored one question instead of two."""
+    from typer.testing import CliRunner
+
+    from graphrag_local.cli import app
+    from graphrag_local.eval import commands
+
+    csv = tmp_path / "q.csv"
+    csv.write_text("question\nWhat is A?\nWho is B?\n")
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    rows = [{"question_id": q["id"], "question": q["question"], "condition": c,
+             "answer": f"{c} on {q['question']}", "context_tokens": 10, "llm_calls": 1,
+             "seconds": 1.0, "no_answer": False}
+            for c in ("C0", "basic") for q in load_questions(csv)]
+    (answers / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    judge = FakeChatModel(default=lambda messages, grammar, purpose: "A")
+    monkeypatch.setattr(commands, "_model", lambda *a, **k: (judge, None))
+    result = CliRunner().invoke(app, ["eval", "judge", str(answers), "--out", str(tmp_path / "j"),
+                                      "--criteria", "diversity"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads((tmp_path / "j" / "winrates.json").read_text())
+    assert row["questions"] == 2 and len(judge.asked) == 4
+
+
+def test_answers_without_question_ids_get_them_when_read(tmp_path):
+    from graphrag_local.eval.answers import read_answers
+
+    rows = [{"question_id": "", "question": q, "condition": "C0", "answer": "x"}
+            for q in ("What is A?", "Who is B?")]
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"cut')
+    got = read_answers(tmp_path)
+    assert [a["question_id"] for a in got] == [question_id("What is A?"), question_id("Who is B?")]
+
+
+def test_answering_resumes_after_an_interruption(tmp_path):
+    from types import SimpleNamespace
+
+    from graphrag_local.eval.answers import answer_questions, read_answers
+    from graphrag_local.search.common import SearchResult
+
+    asked = []
+
+    class Session:
+        model = SimpleNamespace(name="fake")
+
+        def __init__(self, stop_after=None):
+            self.stop_after = stop_after
+
+        def ask(self, question, method, level):
+            if self.stop_after is not None and len(asked) >= self.stop_after:
+                raise KeyboardInterrupt
+            asked.append((question, method))
+            return SearchResult(question, method, f"{method}: {question}")
+
+    qs = load_questions(_write(tmp_path / "q.csv", "question\nOne?\nTwo?\nThree?\n"))
+    conds = parse_conditions("basic,local", [0])
+    with pytest.raises(KeyboardInterrupt):
+        answer_questions(Session(stop_after=4), qs, conds, tmp_path / "run")
+    assert len(read_answers(tmp_path / "run")) == 4
+    rows = answer_questions(Session(), qs, conds, tmp_path / "run")
+    assert len(rows) == 6 and len(asked) == 6  # only the two missing ones were asked again
+    assert len({(r["question_id"], r["condition"]) for r in rows}) == 6
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..query import Session, result_dict
+from .questions import question_id
 
 ANSWERS = "answers.jsonl"
 ALIASES = {"ss": "basic"}
@@ -40,15 +41,23 @@ def parse_conditions(text: str, levels: list[int]) -> list[tuple[str, str, str |
 
 
 def read_answers(out_dir: Path) -> list[dict]:
+    """The answers saved so far. A line cut by a crash is skipped (that answer is redone);
+    an answer without a question id (older runs of CSV questions) gets its question's
+    content hash, as `load_questions` gives it now."""
     path = out_dir / ANSWERS
     if not path.is_file():
         return []
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except ValueError:
-            continue  # a line cut by a crash: that answer is redone
+            continue
+        if not isinstance(row, dict) or "condition" not in row or "question" not in row:
+            continue
+        if not row.get("question_id"):
+            row["question_id"] = question_id(row["question"])
+        rows.append(row)
     return rows
 
 

@@ -11,16 +11,17 @@ from typing import Any
 
 from .. import api
 from ..errors import ConfigError, InputError
-from ..llm import load_chat_model
+from ..private import writes_private
 from .answers import answer_questions, parse_conditions
 from .judge import CRITERIA, heatmap, judge_verdict, run_judge, win_rates
 from .questions import describe_corpus, generate_questions, load_questions, save_jsonl
+from .report import read_meta
 
 
 def _write_meta(out: Path, **meta: Any) -> None:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "meta.json"
-    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    old = read_meta(out)
     path.write_text(json.dumps({**old, **{k: v for k, v in meta.items() if v}}, indent=2),
                     encoding="utf-8")
 
@@ -28,10 +29,12 @@ def _write_meta(out: Path, **meta: Any) -> None:
 def _model(preset_name: str | None, config: Path | None = None, n_ctx: int = 0):
     settings = api.resolve_settings(config, preset_name)
     info = api.model_info(settings)
-    preset = replace(info.preset, n_ctx=n_ctx) if n_ctx else info.preset
-    return load_chat_model(preset, info.path, settings.seed), settings
+    if n_ctx and info.remote is None:
+        info = replace(info, preset=replace(info.preset, n_ctx=n_ctx))
+    return api.open_chat_model(info, settings.seed), settings
 
 
+@writes_private  # run folders are yours only unless private = false
 def questions(
     out: Path, *, index: Path | None = None, description: str = "", personas: int = 3,
     tasks: int = 3, per_task: int = 3, model: str | None = None, config: Path | None = None,
@@ -63,6 +66,7 @@ def questions(
             "llm_calls": calls, "command": command}
 
 
+@writes_private
 def answer(
     questions_file: Path, index: Path, conditions: str, out: Path, *, limit: int = 0,
     model: str | None = None, config: Path | None = None, command: str = "",
@@ -84,6 +88,7 @@ def answer(
     return {"answers": len(rows), "out": str(out)}
 
 
+@writes_private
 def judge(
     answers_dir: Path, out: Path, *, judge_model: str | None = None, criteria: str = "",
     config: Path | None = None, command: str = "", progress=lambda done, total: None,
@@ -99,6 +104,8 @@ def judge(
         raise ConfigError(f"unknown criteria {unknown}; choose from {', '.join(CRITERIA)}")
     if len({a["condition"] for a in answers}) < 2:
         raise InputError(f"{answers_dir}: answers of at least two conditions are needed to judge")
+    answers_meta = read_meta(answers_dir)
+    read_meta(out)  # a corrupt one fails now, not after the judging
     chat, _settings = _model(judge_model, config)
     try:
         judgments = run_judge(chat, api.project_prompts(config), answers, out,
@@ -109,7 +116,6 @@ def judge(
     rows = win_rates(judgments)
     (out / "winrates.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
     png = heatmap(rows, out / "winrates.png")
-    answers_meta = json.loads((answers_dir / "meta.json").read_text()) if (answers_dir / "meta.json").is_file() else {}
     _write_meta(out, title=f"Judged: {answers_meta.get('title', answers_dir.name)}",
                 command="\n".join(filter(None, [answers_meta.get("command"), command])),
                 judge=judge_name, model=answers_meta.get("model", ""),
@@ -121,6 +127,7 @@ def judge(
             "verdict": judge_verdict(rows), "out": str(out)}
 
 
+@writes_private
 def extraction(
     gold_file: Path, *, limit: int = 12, model: str | None = None, gleanings: int | None = None,
     grounding: bool = True, names: str | None = None, method: str | None = None,
@@ -149,7 +156,7 @@ def extraction(
                         max_gleanings=e.max_gleanings if gleanings is None else gleanings),
         classify=replace(c, max_gleanings=c.max_gleanings if gleanings is None else gleanings),
     )
-    chat = load_chat_model(info.preset, info.path, settings.seed) if recipe.method == "standard" else None
+    chat = api.open_chat_model(info, settings.seed) if recipe.method == "standard" else None
     try:
         row = evaluate(chat, api.project_prompts(config), golds, recipe, progress)
     finally:
@@ -167,6 +174,7 @@ def extraction(
     return row
 
 
+@writes_private
 def facts(
     questions_file: Path, index: Path, *, methods: str = "basic,local,global",
     out: Path | None = None, model: str | None = None, config: Path | None = None,
@@ -198,6 +206,7 @@ def facts(
     return result
 
 
+@writes_private
 def faithfulness(index: Path, *, out: Path | None = None, command: str = "") -> dict:
     """How much of what an index stores its documents hold (see `faithfulness.py`)."""
     from .. import faithfulness as faith
@@ -220,6 +229,17 @@ def faithfulness(index: Path, *, out: Path | None = None, command: str = "") -> 
     return result
 
 
+def parse_sizes(text: str) -> list[int]:
+    """Chunk sizes from a comma list such as "600,1200,2400"."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    bad = [p for p in parts if not p.isdigit() or int(p) < 1]
+    if bad or not parts:
+        raise ConfigError(f"--sizes '{text}': give chunk sizes in tokens as a comma list of "
+                          "positive whole numbers, e.g. 600,1200,2400")
+    return [int(p) for p in parts]
+
+
+@writes_private
 def chunking(
     text_file: Path, out: Path, *, tokens: int = 12000, sizes: str = "600,1200,2400",
     gleanings: int = 3, model: str | None = None, n_ctx: int = 0, config: Path | None = None,
@@ -229,11 +249,11 @@ def chunking(
     from ..tokenizer import corpus_encoding
     from .chunking import entity_references, figure
 
+    size_list = parse_sizes(sizes)
     if not text_file.is_file():
         raise InputError(f"{text_file}: no such text file")
     enc = corpus_encoding()
     text = enc.decode(enc.encode(text_file.read_text(encoding="utf-8", errors="replace"))[:tokens])
-    size_list = [int(s) for s in sizes.split(",") if s.strip()]
     chat, settings = _model(model, config, n_ctx)
     try:
         rows = entity_references(chat, api.project_prompts(config), text, enc,

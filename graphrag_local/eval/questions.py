@@ -8,6 +8,7 @@ import csv
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -90,9 +91,15 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
+def question_id(question: str) -> str:
+    """A question's content-hash id: equal after normalising case and punctuation."""
+    return content_id("q", _norm(question), length=12)
+
+
 def dedupe(items: list[dict], threshold: float = 0.8) -> list[dict]:
     """Drop questions equal to an earlier one after normalising case and punctuation, or
-    sharing at least `threshold` of their words with one (Jaccard); ids are content hashes."""
+    sharing at least `threshold` of their words with one (Jaccard). A question without an
+    id gets its content hash."""
     kept: list[dict] = []
     seen: list[set[str]] = []
     for item in items:
@@ -102,13 +109,15 @@ def dedupe(items: list[dict], threshold: float = 0.8) -> list[dict]:
         if any(len(words & s) / len(words | s) >= threshold for s in seen):
             continue
         seen.append(words)
-        kept.append({"id": item.get("id") or content_id("q", _norm(item["question"]), length=12), **item})
+        rest = {k: v for k, v in item.items() if k != "id"}
+        kept.append({"id": item.get("id") or question_id(item["question"]), **rest})
     return kept
 
 
 def load_questions(path: Path) -> list[dict]:
     """Questions from JSONL (a "question" or "question_text" field per line) or CSV (a
-    `question` or `question_text` column; `question_id`/`id` kept when present)."""
+    `question` or `question_text` column; `question_id`/`id` kept when present, else the
+    question's content hash)."""
     if not path.is_file():
         raise InputError(f"{path}: no such question file")
     rows: list[dict] = []
@@ -120,7 +129,7 @@ def load_questions(path: Path) -> list[dict]:
                 raise InputError(f"{path}: no 'question' or 'question_text' column "
                                  f"(columns: {', '.join(reader.fieldnames or [])})")
             for r in reader:
-                rows.append({"id": r.get("question_id") or r.get("id") or "", "question": r[col]})
+                rows.append({"id": _given_id(r), "question": r[col] or ""})
     else:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -130,13 +139,26 @@ def load_questions(path: Path) -> list[dict]:
             except ValueError as exc:
                 raise InputError(f"{path}:{n}: not a JSON line ({exc})") from None
             q = d.get("question") or d.get("question_text") if isinstance(d, dict) else None
-            if not q:
+            if not q or not isinstance(q, str):
                 raise InputError(f"{path}:{n}: no 'question' field")
-            rows.append({**d, "id": d.get("id") or d.get("question_id") or "", "question": q})
+            rows.append({**d, "id": _given_id(d), "question": q})
     rows = [r for r in rows if r["question"].strip()]
     if not rows:
         raise InputError(f"{path}: holds no questions")
-    return dedupe(rows, threshold=1.0)  # same words only, for given question sets
+    rows = dedupe(rows, threshold=1.0)  # same words only, for given question sets
+    twice = [i for i, n in Counter(r["id"] for r in rows).items() if n > 1]
+    if twice:
+        raise InputError(f"{path}: question id '{twice[0]}' is given to more than one question")
+    return rows
+
+
+def _given_id(row: dict) -> str:
+    """The id a question file gives (`id` or `question_id`), or "" for none."""
+    for key in ("id", "question_id"):
+        value = row.get(key)
+        if value is not None and str(value).strip():
+            return str(value).strip()
+    return ""
 
 
 def save_jsonl(path: Path, rows: list[dict]) -> None:

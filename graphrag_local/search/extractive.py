@@ -15,8 +15,8 @@ sentences of the documents, each with its source, chosen for the question:
   on samples/facts.jsonl, SmolLM2-135M's scores separate the statements that answer a
   question from the others with an AUC of 0.49.
 
-Optionally (`query.lead` or `--lead`) the model writes one short lead sentence first; it
-is marked as the model's own words, not the documents'."""
+Optionally (`lead = true` under `[query]` in the config file) the model writes one
+short lead sentence first; it is marked as the model's own words, not the documents'."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ that is what lets a stored statement point back into the source."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Protocol
 
 from ..schema import Chunk, Document, Sentence, content_id
@@ -14,9 +15,14 @@ from ..sentences import split_sentences
 
 
 class Encoding(Protocol):
-    def encode(self, text: str) -> list[int]: ...
+    def encode(self, text: str, *, disallowed_special=...) -> list[int]: ...
 
-    def decode_with_offsets(self, tokens: list[int]) -> tuple[str, list[int]]: ...
+    def decode_bytes(self, tokens: list[int]) -> bytes: ...
+
+    def decode_single_token_bytes(self, token: int) -> bytes: ...
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
 
 def chunk_documents(
@@ -29,14 +35,14 @@ def chunk_documents(
 
 
 def chunk_text(doc: Document, encoding: Encoding, size: int, overlap: int) -> list[Chunk]:
-    tokens = encoding.encode(doc.text)
-    _, offsets = encoding.decode_with_offsets(tokens)
-    offsets = [*offsets, len(doc.text)]  # offsets[i]: where token i starts in the text
-    step = size - overlap
+    # "<|endoftext|>" in a document is text like any other (tiktoken raises by default)
+    tokens = encoding.encode(doc.text, disallowed_special=())
+    n = len(tokens)
+    starts = [0, *range(size - overlap, n - overlap, size - overlap)]
+    ends = [min(start + size, n) for start in starts]
+    offsets = token_offsets(encoding, tokens, sorted({*starts, *ends}))
     out: list[Chunk] = []
-    start = 0
-    while True:
-        end = min(start + size, len(tokens))
+    for start, end in zip(starts, ends):
         lo, hi = offsets[start], offsets[end]
         while lo < hi and doc.text[lo].isspace():
             lo += 1
@@ -59,26 +65,42 @@ def chunk_text(doc: Document, encoding: Encoding, size: int, overlap: int) -> li
                     location=doc.label_at(lo, hi),
                 )
             )
-        if start + size >= len(tokens):
-            break
-        start += step
+    return out
+
+
+def token_offsets(encoding: Encoding, tokens: list[int], marks: list[int]) -> dict[int, int]:
+    """Where token i starts in the text (a character offset) for each i of `marks`
+    (ascending; len(tokens) gives the text's length), as tiktoken's `decode_with_offsets`
+    says, but decoding one stretch at a time: per-token offsets of a 10 MB document
+    would take hundreds of megabytes. A token that starts inside a character (a split
+    UTF-8 sequence) starts where that character does."""
+    out, chars, at = {}, 0, 0
+    for m in marks:
+        chars += len(encoding.decode_bytes(tokens[at:m]).translate(None, _CONTINUATION))
+        inside = m < len(tokens) and encoding.decode_single_token_bytes(tokens[m])[0] in _CONTINUATION
+        out[m], at = max(0, chars - inside), m
     return out
 
 
 def chunk_sentences(docs: list[Document], chunks: list[Chunk]) -> list[Sentence]:
     """Every sentence of every document, in the first chunk that holds it whole (offsets
     relative to that chunk). A sentence no chunk holds whole (longer than the overlap)
-    goes, clipped, to the chunk that holds most of it."""
+    goes, clipped, to the chunk that holds most of it. A document's chunks start and end
+    in increasing order, so both are found by bisection (a 10 MB document has thousands)."""
     by_doc: dict[str, list[Chunk]] = {}
     for c in chunks:
         by_doc.setdefault(c.document_id, []).append(c)
     out: list[Sentence] = []
     for doc in docs:
         doc_chunks = by_doc.get(doc.id, [])
+        starts = [c.start_char for c in doc_chunks]
+        ends = [c.end_char for c in doc_chunks]
         for a, b in split_sentences(doc.text):
-            home = next((c for c in doc_chunks if c.start_char <= a and b <= c.end_char), None)
+            j = bisect_left(ends, b)  # the first chunk ending at or after the sentence
+            home = doc_chunks[j] if j < len(doc_chunks) and starts[j] <= a else None
             if home is None:
-                best = max(doc_chunks, default=None,
+                near = doc_chunks[bisect_right(ends, a) : bisect_left(starts, b)]  # overlapping
+                best = max(near, default=None,
                            key=lambda c: min(b, c.end_char) - max(a, c.start_char))
                 if best is None or min(b, best.end_char) <= max(a, best.start_char):
                     continue

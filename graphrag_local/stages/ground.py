@@ -111,6 +111,21 @@ def doubtful_names(text: str, max_words: int = 6, limit: int = 100) -> tuple[str
     return tuple(n for n in doubtful if normalise(n) not in have)[:limit]
 
 
+def _strip_trailing(word: str) -> str:
+    """The word without what ends it but is no part of a name ("Quill's", "Co.", "Renn-"),
+    read from the end once (a regex, or stripping one at a time, is quadratic on a word
+    holding a run of ten thousand dots)."""
+    end = len(word)
+    while end:
+        if word[end - 1] in "'’.-":
+            end -= 1
+        elif word[end - 1] == "s" and end > 1 and word[end - 2] in "'’":
+            end -= 2
+        else:
+            break
+    return word[:end]
+
+
 def _shouted(span: str) -> bool:
     """A run of two or more words in capitals ("STAVE ONE", "LIST OF ILLUSTRATIONS") is a
     heading more often than a name."""
@@ -147,20 +162,20 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
         run.clear()
 
     for i, (word, start) in enumerate(words):
-        clean = word
-        while re.search(r"(['’]s|['’.-])$", clean):
-            clean = re.sub(r"(['’]s|['’.-])$", "", clean)
+        clean = _strip_trailing(word)
         gap = text[words[i - 1][1] + len(words[i - 1][0]) : start] if i else ""
         if run and (any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap):
             flush()
         if clean[:1].isupper():
             if not run:
-                space = len(text[:start]) - len(text[:start].rstrip())
-                before = text[: start - space]
+                k = start  # the white space before the word is text[k:start]
+                while k and text[k - 1].isspace():
+                    k -= 1
+                before = text[k - 1] if k else ""
                 run_at_sentence_start[0] = (
-                    not before or before[-1] in _SENTENCE_OPENERS
-                    or text.count("\n", start - space, start) >= 2  # a new paragraph
-                    or ("\n" in text[start - space : start] and before[-1] in ",;")
+                    not before or before in _SENTENCE_OPENERS
+                    or text.count("\n", k, start) >= 2  # a new paragraph
+                    or ("\n" in text[k:start] and before in ",;")
                 )
             run.append(clean)
         elif run and word.lower() in _CONNECTORS:

@@ -2,19 +2,28 @@
 with a detected encoding; PDF, DOCX and HTML files are read by `readers.py` into text with
 their pages or sections kept for citations ("report.pdf p. 12"). Binary, empty, scanned,
 encrypted, corrupt and unreadable files are skipped with a warning that names them and
-says why; the build goes on. Identical files are kept once (content-hash ids)."""
+says why; the build goes on. Identical files are kept once (content-hash ids).
+
+Hostile folders are read, not trusted: hidden files and folders are left out; links to
+folders are not followed (a link to its own parent would loop) and broken or looping
+links, pipes and devices are skipped by name; a folder that cannot be listed or a file
+that vanishes between listing and reading is a warning, not a failed build. NUL bytes
+in an otherwise-text file, control characters, bidi overrides and zero-width characters
+are removed from the text (`readers.clean_text`), with a warning saying how many."""
 
 from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from pathlib import Path
 
 from ..errors import InputError
-from ..readers import READERS, UnreadableDocument, read_file
+from ..readers import READERS, UnreadableDocument, clean_text, read_file
 from ..schema import Document, content_id
 
+_BINARY_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f]")  # unlike tab and line breaks, not text
 TEXT_KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".csv": "csv"}
 
 
@@ -26,25 +35,25 @@ def load_documents(
         raise InputError(f"documents folder not found: {folder}")
     if not folder.is_dir():
         raise InputError(f"not a folder: {folder}")
-    warnings: list[str] = []
+    paths, warnings = list_files(folder)
     seen: dict[str, str] = {}
     docs: list[Document] = []
     exts = tuple(e.lower() for e in extensions)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in paths:
         rel = path.relative_to(folder).as_posix()
-        if any(part.startswith(".") for part in path.relative_to(folder).parts):
-            continue
         if path.suffix.lower() not in exts:
             warnings.append(f"{rel}: skipped (not one of {', '.join(exts)})")
             continue
         try:
-            doc = read_document(path, rel, csv_text_column)
+            doc, removed = read_document(path, rel, csv_text_column)
         except InputError as exc:
             warnings.append(f"{rel}: skipped ({exc})")
             continue
         if doc.id in seen:
             warnings.append(f"{rel}: skipped (identical to {seen[doc.id]})")
             continue
+        if removed:
+            warnings.append(f"{rel}: {removed} control, zero-width or bidi characters removed")
         seen[doc.id] = rel
         docs.append(doc)
     if not docs:
@@ -55,8 +64,49 @@ def load_documents(
     return docs, warnings
 
 
-def read_document(path: Path, rel: str, csv_text_column: str) -> Document:
-    """One document, or an InputError saying why it cannot be used."""
+def list_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The regular files under `folder` (links to files followed), sorted, hidden ones
+    left out; and a warning naming everything else that was found and not listed. A
+    loop, not recursion: a folder nested a thousand deep is listed too."""
+    warnings: list[str] = []
+    files: list[Path] = []
+    todo = [folder]
+    while todo:
+        here = todo.pop()
+        try:
+            with os.scandir(here) as entries:
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError as exc:
+            warnings.append(f"{_rel(here, folder)}/: skipped (cannot list the folder: "
+                            f"{exc.strerror or exc})")
+            continue
+        for name, is_folder in found:
+            path = here / name
+            if name.startswith("."):
+                continue
+            if is_folder:
+                todo.append(path)
+            elif path.is_file():
+                files.append(path)
+            elif path.is_dir():
+                warnings.append(f"{_rel(path, folder)}: skipped (a link to a folder; links to "
+                                "folders are not followed)")
+            elif path.is_symlink():
+                warnings.append(f"{_rel(path, folder)}: skipped (a broken or looping link)")
+            elif path.exists():
+                warnings.append(f"{_rel(path, folder)}: skipped (not a regular file)")
+            else:
+                warnings.append(f"{_rel(path, folder)}: skipped (vanished before it was read)")
+    return sorted(files), sorted(warnings)
+
+
+def _rel(path: Path, folder: Path) -> str:
+    return path.relative_to(folder).as_posix()
+
+
+def read_document(path: Path, rel: str, csv_text_column: str) -> tuple[Document, int]:
+    """One document and how many invisible characters were removed from it, or an
+    InputError saying why it cannot be used."""
     suffix = path.suffix.lower()
     if suffix in READERS:
         try:
@@ -67,21 +117,25 @@ def read_document(path: Path, rel: str, csv_text_column: str) -> Document:
             raise InputError("no text")
         sections = tuple((x.start, x.end, x.label) for x in r.sections)
         return Document(content_id(r.text), rel, r.title or path.stem, r.text, "utf-8", r.kind,
-                        sections)
+                        sections), 0
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("vanished before it was read") from None
     except OSError as exc:
         raise InputError(f"unreadable: {exc.strerror or exc}") from None
     text, encoding, problem = decode(data)
     if problem:
         raise InputError(problem)
+    text, removed = clean_text(text)
     kind = TEXT_KINDS.get(suffix, "text")
     if kind == "csv":
         text = _csv_text(text, csv_text_column)
     if not text.strip():
         raise InputError("empty")
     sections = markdown_sections(text) if kind == "markdown" else ()
-    return Document(content_id(text), rel, _title(path, text), text, encoding, kind, sections)
+    return Document(content_id(text), rel, _title(path, text), text, encoding, kind,
+                    sections), removed
 
 
 def markdown_sections(text: str) -> tuple[tuple[int, int, str], ...]:
@@ -97,14 +151,20 @@ def markdown_sections(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def decode(data: bytes) -> tuple[str, str, str]:
-    """(text, encoding, problem). problem is "" when the bytes are usable text."""
+    """(text, encoding, problem). problem is "" when the bytes are usable text. NUL bytes
+    in what is otherwise UTF-8 text (fewer than one byte in ten) do not make it binary:
+    they stay in the text, for `clean_text` to remove and count."""
     if not data.strip():
         return "", "", "empty"
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "", "", "binary file"
+    if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return "", "", "binary file"
+        controls = len(_BINARY_CONTROLS.findall(text))  # NUL among them
+        return ("", "", "binary file") if controls * 10 > len(text) else (text, "utf-8", "")
     try:
-        text = data.decode("utf-8-sig")
-        return _normalise(text), "utf-8", ""
+        return data.decode("utf-8-sig"), "utf-8", ""
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
@@ -116,11 +176,7 @@ def decode(data: bytes) -> tuple[str, str, str]:
     printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text) / max(1, len(text))
     if printable < 0.95:
         return "", "", f"binary file (undecodable as text; best guess {best.encoding})"
-    return _normalise(text), best.encoding, ""
-
-
-def _normalise(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, best.encoding, ""
 
 
 def _csv_text(text: str, column: str) -> str:
