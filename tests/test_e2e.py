@@ -122,13 +122,15 @@ def test_no_network_was_used(e2e):
 
 def test_kv_cache_is_reused_and_tokens_are_accounted(e2e):
     s = e2e["summary"]
-    assert s["reused_prompt_tokens"] > 0 and s["tokens_out"] > 0
+    assert s["reused_prompt_tokens"] > 0
     assert s["tokens_in"] + s["reused_prompt_tokens"] == s["prompt_tokens"]
     typing = [c for c in e2e["calls"] if c["purpose"] == "type"]
     assert typing and sum(c["reused_tokens"] for c in typing) > sum(
         c["prompt_tokens"] - c["reused_tokens"] for c in typing)  # the few-shot prefix is reused
     checks = [c for c in e2e["calls"] if c["purpose"] == "glean_check"]
-    assert all(c["completion_tokens"] == 1 for c in checks)  # one choice: YES or NO
+    # YES or NO is one token, read off the prompt's last logits: nothing is decoded
+    assert checks and all(c["completion_tokens"] == 0 and c["prompt_tokens"] > 0 for c in checks)
+    assert s["tokens_out"] <= sum(c["completion_tokens"] for c in e2e["calls"])
 
 
 def test_status_json_from_the_installed_executable(e2e):

@@ -33,14 +33,18 @@ BUILD = ("import json, sys; from pathlib import Path; from graphrag_local import
          "print(json.dumps(api.build(Path(sys.argv[1]), Path(sys.argv[2]))))")
 
 
-def build_process(docs: Path, index: Path, kill_at: str = "") -> tuple[int, int, dict]:
-    """Build in a subprocess, killed at `kill_at` if given: (pid, return code, summary)."""
+def start_build(docs: Path, index: Path, kill_at: str = "") -> subprocess.Popen:
+    """A build in a subprocess, killed at `kill_at` if given."""
     env = {k: v for k, v in os.environ.items() if k != "GRAPHRAG_LOCAL_KILL_AT"}
     env["PYTHONHASHSEED"] = "0"
     if kill_at:
         env["GRAPHRAG_LOCAL_KILL_AT"] = kill_at
-    proc = subprocess.Popen([sys.executable, "-c", BUILD, str(docs), str(index)], env=env,
+    return subprocess.Popen([sys.executable, "-c", BUILD, str(docs), str(index)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, int, dict]:
+    """(pid, return code, summary) of a build started by `start_build`."""
     out, err = proc.communicate(timeout=600)
     if proc.returncode not in (0, -9):
         raise AssertionError(f"build failed ({proc.returncode}): {err[-3000:]}")
@@ -62,14 +66,16 @@ def work_counts(index: Path) -> dict:
 def crash(tmp_path_factory):
     base = tmp_path_factory.mktemp("crash")
     docs = copy_corpus(base / "docs", NAMES)
-    _pid, _code, clean_summary = build_process(docs, base / "clean")
+    clean = start_build(docs, base / "clean")  # alongside the killed ones
     killed = base / "killed"
     runs = []
     for point in KILLS:
-        pid, code, _ = build_process(docs, killed, point)
+        pid, code, _ = finish(start_build(docs, killed, point))
         runs.append({"kill_at": point, "pid": pid, "code": code, "work": work_counts(killed),
                      "complete": Store(killed).read_manifest().get("complete")})
-    _pid, code, final = build_process(docs, killed)
+    _pid, code, final = finish(start_build(docs, killed))
+    assert code == 0
+    _pid, code, clean_summary = finish(clean)
     assert code == 0
     return {
         "clean": base / "clean", "killed": killed, "runs": runs, "final": final,

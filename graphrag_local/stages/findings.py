@@ -46,7 +46,7 @@ def pick(ev: CommunityEvidence, count: int, max_chars: int = 320) -> list[Eviden
     chosen: list[Evidence] = []
     while pool and len(chosen) < count:
         def score(e: Evidence) -> tuple:
-            gain = sum(weight.get(n, 0.0) for n in set(e.names))
+            gain = math.fsum(weight.get(n, 0.0) for n in set(e.names))  # exact: no order
             return (-(gain + (1.0 if e.text in ev.relating else 0.0)), len(e.text), e.order)
 
         best = min(pool, key=score)
