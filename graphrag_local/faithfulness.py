@@ -17,26 +17,54 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
+
 from .schema import Chunk, CommunityReport, Document, Entity, Relationship, Source
 from .sentences import near_duplicate, split_sentences, squash
+
+def _trigram_hashes(words: list[str]) -> np.ndarray:
+    """A 64-bit hash per word trigram (wrapping arithmetic; collisions are negligible)."""
+    h = np.fromiter((hash(w) for w in words), dtype=np.int64, count=len(words)).view(np.uint64)
+    if len(h) < 3:
+        return np.zeros(0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return h[:-2] * np.uint64(1_000_003) ** 2 + h[1:-1] * np.uint64(1_000_003) + h[2:]
+
+
+def _corpus_trigrams(documents: list[Document], window: int = 100_000) -> np.ndarray:
+    """Every lower-cased word trigram of the documents as sorted unique hashes, read in
+    windows of words so that no list of millions of strings is held at once."""
+    parts = []
+    for d in documents:
+        words: list[str] = []
+        for m in _TOKEN.finditer(d.text):
+            words.append(m.group().lower())
+            if len(words) >= window:
+                parts.append(_trigram_hashes(words))
+                words = words[-2:]
+        parts.append(_trigram_hashes(words))
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
+
 
 FIELDS = ("entity_descriptions", "relationship_descriptions", "report_summaries", "findings")
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ][\w'’-]*|\d[\d,.]*\d|\d")
 
 
 class Corpus:
-    """The documents' text, indexed for lookups."""
+    """The documents' text, indexed for lookups. Word trigrams are kept as a sorted array
+    of 64-bit hashes (8 bytes each; a set of tuples of strings takes ~200), built on the
+    first near-verbatim lookup: a 10 MB document has two million of them."""
 
     def __init__(self, documents: list[Document]):
+        self.documents = documents
         self.sentences: set[str] = set()
         self.text = "\n".join(squash(d.text) for d in documents)
-        tokens: list[str] = []
+        self.tokens: set[str] = set()
         for d in documents:
             self.sentences.update(squash(d.text[a:b]) for a, b in split_sentences(d.text))
-            tokens += _TOKEN.findall(d.text)
-        self.tokens = set(tokens)
-        lower = [t.lower() for t in tokens]
-        self.trigrams = set(zip(lower, lower[1:], lower[2:]))
+            self.tokens.update(m.group() for m in _TOKEN.finditer(d.text))
+        self._lower_tokens: set[str] | None = None
+        self._trigrams: np.ndarray | None = None
 
     def verbatim(self, sentence: str) -> bool:
         s = squash(sentence)
@@ -44,10 +72,16 @@ class Corpus:
 
     def near(self, sentence: str) -> bool:
         words = [t.lower() for t in _TOKEN.findall(sentence)]
-        grams = list(zip(words, words[1:], words[2:]))
-        if not grams:
-            return bool(words) and all(w in {t.lower() for t in self.tokens} for w in words)
-        return sum(g in self.trigrams for g in grams) / len(grams) >= 0.8
+        if len(words) < 3:
+            if self._lower_tokens is None:
+                self._lower_tokens = {t.lower() for t in self.tokens}
+            return bool(words) and all(w in self._lower_tokens for w in words)
+        grams = _trigram_hashes(words)
+        if self._trigrams is None:
+            self._trigrams = _corpus_trigrams(self.documents)
+        at = np.searchsorted(self._trigrams, grams).clip(max=max(len(self._trigrams) - 1, 0))
+        found = self._trigrams[at] == grams if len(self._trigrams) else np.zeros(len(grams), bool)
+        return found.sum() / len(grams) >= 0.8
 
     def unknown_tokens(self, sentence: str) -> list[str]:
         """Capitalised words and numbers of `sentence` that occur nowhere in the corpus."""
@@ -90,9 +124,11 @@ def check(
     misses: list[str] = []
     for field in FIELDS:
         items = by_field[field]
-        verbatim = [s for s in items if corpus.verbatim(s)]
-        near = [s for s in items if s not in verbatim and corpus.near(s)]
-        misses += [s for s in items if s not in verbatim and s not in near]
+        is_verbatim = [corpus.verbatim(s) for s in items]
+        verbatim = [s for s, v in zip(items, is_verbatim) if v]
+        is_near = [not v and corpus.near(s) for s, v in zip(items, is_verbatim)]
+        near = [s for s, n in zip(items, is_near) if n]
+        misses += [s for s, v, n in zip(items, is_verbatim, is_near) if not v and not n]
         for s in items:
             unknown.update(corpus.unknown_tokens(s))
         fields[field] = {

@@ -9,8 +9,9 @@ content mode (extractive: everything stored is a sentence of the documents with 
 source, the model only chooses; abstractive: the model writes, as in the paper).
 
 Every unit of model work (a chunk's extraction, an element summary, a community report)
-and every embedding is kept in a work table under a key that hashes all it depends on,
-the moment it completes (`work.py`). A build that was killed resumes where it stopped; a
+and every embedding is kept in a work table under a key that hashes all it depends on:
+a chat model's reply the moment it completes, cheaper units about once a second
+(`work.py`). A build that was killed resumes where it stopped; a
 finished build run again makes no LLM call; a new document only costs its own chunks; a
 changed model or prompt redoes exactly the work that depends on it. While a build runs,
 readers answer from the last finished build: the store stage writes new table versions,
@@ -28,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from . import faithfulness
 from .embed import EMBEDDER_NAME, Embedder
@@ -82,6 +85,8 @@ from .stages.reports import Elements, build_context, report_budget, write_report
 from .store import BuildLock, Store
 from .tokenizer import corpus_encoding
 from .work import (
+    TableWriter,
+    VectorCache,
     WorkCache,
     embedding_key,
     extraction_key,
@@ -139,7 +144,7 @@ class Build:
     reports: list[CommunityReport] = field(default_factory=list)
     mentions: dict[str, tuple[Source, ...]] = field(default_factory=dict)  # every sentence naming an entity
     evidence: dict[Source, Evidence] = field(default_factory=dict)  # those sentences, read
-    vectors: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # per table, a row per row
     faithfulness: dict = field(default_factory=dict)
     sync: dict = field(default_factory=dict)  # what changed since the index's last build
     previous: dict = field(default_factory=dict)  # what the last build left, for `sync`
@@ -150,7 +155,8 @@ class Build:
     seconds: dict[str, float] = field(default_factory=dict)
     calls: list = field(default_factory=list)  # (stage, CallRecord)
     embedder_dim: int = 0
-    caches: dict[str, WorkCache] = field(default_factory=dict)
+    caches: dict[str, WorkCache | VectorCache] = field(default_factory=dict)
+    _calls_log: TableWriter | None = None
     _model: ChatModel | None = None
 
     @property
@@ -168,6 +174,11 @@ class Build:
             self.caches[table] = WorkCache(self.store, table, value)
         return self.caches[table]
 
+    def vector_cache(self) -> VectorCache:
+        if "embedding_cache" not in self.caches:
+            self.caches["embedding_cache"] = VectorCache(self.store)
+        return self.caches["embedding_cache"]
+
     def log_calls(self, stage: str) -> None:
         """Persist the LLM calls made since the last log (one append per unit of work)."""
         if self._model is None:
@@ -175,10 +186,17 @@ class Build:
         new = self._model.calls[len(self.calls) :]
         if new:
             self.calls.extend((stage, c) for c in new)
-            self.store.append(
-                "llm_calls",
+            if self._calls_log is None:
+                self._calls_log = TableWriter(self.store, "llm_calls")
+            self._calls_log.add(
                 [{"build_id": self.build_id, "stage": stage, **asdict(c)} for c in new],
+                durable=True,
             )
+
+    def writers(self) -> list:
+        """Every work table's writer, to commit and merge at a stage's end."""
+        return [c.writer for c in self.caches.values()] + [
+            w for w in (self._calls_log,) if w is not None]
 
     @property
     def chunk_by_id(self) -> dict[str, Chunk]:
@@ -239,7 +257,8 @@ def extract(b: Build) -> None:
             model = b.model if recipe.uses_model_to_extract else None
             result = recipe.extract_chunk(model, b.prompts, c, by_chunk.get(c.id, []), key)
             r = extraction_row(result)
-            cache.put(key, r["record_json"], chunk_id=c.id, status=r["status"], error=r["error"])
+            cache.put(key, r["record_json"], chunk_id=c.id, status=r["status"], error=r["error"],
+                      durable=model is not None)  # cheap units go in batches
             b.log_calls("extract")
         b.extractions.append(result)
         b.progress("extract", i + 1, len(b.chunks))
@@ -484,31 +503,33 @@ def embed(b: Build) -> None:
     when any of its texts is new: the embedder's vectors differ in the last bits with the
     batch a text is padded with, so fixed batches make a resumed build's vectors equal to
     an uninterrupted build's."""
-    groups = {
-        "chunks": [(c.id, c.text) for c in b.chunks],
-        "sentences": [(s.id, squash(s.text)) for s in b.sentences],
-        "entities": [(e.id, f"{e.name}: {e.description}") for e in b.entities],
-        "community_reports": [(r.id, r.full_content) for r in b.reports if r.status == "ok"],
+    groups = {  # a text per row of each table (a report that failed gets a zero vector)
+        "chunks": [c.text for c in b.chunks],
+        "sentences": [squash(s.text) for s in b.sentences],
+        "entities": [f"{e.name}: {e.description}" for e in b.entities],
+        "community_reports": [r.full_content if r.status == "ok" else None for r in b.reports],
     }
-    cache = b.cache("embedding_cache", "vector")
+    cache = b.vector_cache()
 
     def key(text: str) -> str:
         return embedding_key(EMBEDDER_NAME, text)
 
-    texts = list(dict.fromkeys(t for items in groups.values() for _, t in items))
+    texts = list(dict.fromkeys(t for items in groups.values() for t in items if t is not None))
     size = max(b.settings.embed.batch_size, 1)
     batches = [texts[i : i + size] for i in range(0, len(texts), size)]
     embedder = None
     for i, part in enumerate(batches, 1):
         if any(key(t) not in cache for t in part):
             embedder = b.get_embedder() if embedder is None else embedder
-            vectors = embedder.embed(part)
-            cache.put_many([(key(t), v) for t, v in zip(part, vectors) if key(t) not in cache])
+            cache.put_many([key(t) for t in part], embedder.embed(part))
         b.progress("embed", i, len(batches))
     b.progress("embed", len(batches), len(batches))
-    b.vectors = {t: {i: cache.get(key(x)) for i, x in items} for t, items in groups.items()}
-    first = next((v for items in b.vectors.values() for v in items.values()), None)
-    b.embedder_dim = len(first) if first else 0
+    b.embedder_dim = cache.dim
+    b.vectors = {table: cache.matrix([key(t) if t is not None else "" for t in items],
+                                     b.embedder_dim)
+                 for table, items in groups.items()}
+    cache.finish()  # committed; its vectors are now in b.vectors: let it go
+    del b.caches["embedding_cache"]
 
 
 def check(b: Build) -> None:
@@ -525,24 +546,19 @@ def check(b: Build) -> None:
 def store(b: Build) -> None:
     """Each output table rewritten as a new version. Readers keep reading the versions the
     last finished build's manifest pins until `run_build` writes the new manifest."""
-    dim = b.embedder_dim
-    zero = [0.0] * dim
-    v = b.vectors
     tables: list[tuple[str, Callable[[], list[dict]]]] = [
         ("documents", lambda: [document_row(d) for d in b.documents]),
-        ("chunks", lambda: [chunk_row(c, v["chunks"][c.id]) for c in b.chunks]),
-        ("sentences", lambda: [sentence_row(s, v["sentences"][s.id]) for s in b.sentences]),
-        ("entities", lambda: [entity_row(e, v["entities"].get(e.id, zero)) for e in b.entities]),
+        ("chunks", lambda: [chunk_row(c) for c in b.chunks]),
+        ("sentences", lambda: [sentence_row(s) for s in b.sentences]),
+        ("entities", lambda: [entity_row(e) for e in b.entities]),
         ("relationships", lambda: [relationship_row(r) for r in b.relationships]),
         ("claims", lambda: [asdict(c) for c in b.claims]),
         ("communities", lambda: [community_row(c) for c in community_records(b)]),
-        ("community_reports", lambda: [
-            report_row(r, v["community_reports"].get(r.id, zero)) for r in b.reports]),
+        ("community_reports", lambda: [report_row(r) for r in b.reports]),
     ]
     for i, (name, rows) in enumerate(tables, 1):
-        b.store.write(name, rows(), dim)
+        b.store.write(name, rows(), b.embedder_dim, vectors=b.vectors.get(name))
         b.progress("store", i, len(tables))
-    b.store.compact("llm_calls")
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [
@@ -577,9 +593,13 @@ def run_build(b: Build) -> dict:
             if kill_at == (name, 0):
                 os.kill(os.getpid(), signal.SIGKILL)
             started = time.perf_counter()
-            stage(b)
-            for cache in b.caches.values():
-                cache.compact()
+            try:
+                stage(b)
+            except BaseException:
+                _keep_finished_work(b)
+                raise
+            for writer in b.writers():
+                writer.finish()
             b.seconds[name] = round(time.perf_counter() - started, 3)
         resumed = lock.interrupted is not None or previous.get("complete") is False
         summary = build_summary(b, changes, resumed)
@@ -588,6 +608,17 @@ def run_build(b: Build) -> dict:
         b.store.drop_old_versions(previous.get("tables", {}) if previous.get("complete") else {},
                                   begun)
         return summary
+
+
+def _keep_finished_work(b: Build) -> None:
+    """A stage failed (or was interrupted): commit the cheap units still waiting, so the
+    next build resumes after them. A failure here (a full disk) adds nothing to the one
+    being raised."""
+    for writer in b.writers():
+        try:
+            writer.flush()
+        except Exception:  # noqa: BLE001 - the stage's own error is the one to report
+            pass
 
 
 def _kill_at() -> tuple[str, int] | None:

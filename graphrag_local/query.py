@@ -310,8 +310,7 @@ class Session:
         import numpy as np
 
         if self._sentence_vectors is None:
-            rows = self.store.read("sentences", ["chunk_id", "start", "vector"])
-            matrix = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+            rows, matrix = self.store.read_with_vectors("sentences", ["chunk_id", "start"])
             self._sentence_vectors = (matrix, {(r["chunk_id"], r["start"]): i
                                                for i, r in enumerate(rows)})
         matrix, row = self._sentence_vectors

@@ -334,24 +334,24 @@ def document_from_row(r: dict) -> Document:
                     r.get("kind") or "text", sections)
 
 
-def chunk_row(c: Chunk, vector: list[float]) -> dict:
-    return {**_plain(c), "vector": vector}
+def chunk_row(c: Chunk) -> dict:
+    return _plain(c)
 
 
 def chunk_from_row(r: dict) -> Chunk:
     return Chunk(**{k: r[k] for k in Chunk.__dataclass_fields__ if k in r})
 
 
-def sentence_row(s: Sentence, vector: list[float]) -> dict:
-    return {**_plain(s), "vector": vector}
+def sentence_row(s: Sentence) -> dict:
+    return _plain(s)
 
 
 def sentence_from_row(r: dict) -> Sentence:
     return Sentence(r["id"], r["chunk_id"], r["start"], r["end"], r["text"])
 
 
-def entity_row(e: Entity, vector: list[float]) -> dict:
-    return {**_plain(e, ("sources",)), "sources_json": sources_to_json(e.sources), "vector": vector}
+def entity_row(e: Entity) -> dict:
+    return {**_plain(e, ("sources",)), "sources_json": sources_to_json(e.sources)}
 
 
 def entity_from_row(r: dict) -> Entity:
@@ -392,10 +392,10 @@ def findings_from_json(text: str) -> tuple[Finding, ...]:
     )
 
 
-def report_row(r: CommunityReport, vector: list[float]) -> dict:
+def report_row(r: CommunityReport) -> dict:
     row = _plain(r, ("findings", "summary_sources"))
     return {**row, "findings_json": findings_to_json(r.findings), "full_content": r.full_content,
-            "summary_sources_json": sources_to_json(r.summary_sources), "vector": vector}
+            "summary_sources_json": sources_to_json(r.summary_sources)}
 
 
 def report_from_row(r: dict) -> CommunityReport:

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -43,6 +44,8 @@ LOCK = ".build.lock"
 RUNNING = ".build.running"
 # cleanup keeps this much history before the previous build's versions (clock slack)
 KEEP_MARGIN = timedelta(seconds=1)
+CACHE_BYTES = 8 << 20  # each of LanceDB's index and metadata caches (see `_session`)
+_SESSION = None
 
 _WHY = {
     errno.ENOSPC: "no space left on device; free space and run the same build again: "
@@ -79,6 +82,44 @@ def writing(path: Path) -> Iterator[None]:
         raise error from exc
 
 
+def _session():
+    """LanceDB's caches, bounded. Its default metadata cache keeps every version's
+    manifest it has seen: a build committing thousands of units grew by ~50 KB a commit
+    (300 MB over a 10 MB document). Reads here open few versions of small manifests."""
+    import lancedb
+
+    global _SESSION
+    if _SESSION is None:
+        _limit_malloc_arenas()
+        _SESSION = lancedb.Session(index_cache_size_bytes=CACHE_BYTES,
+                                   metadata_cache_size_bytes=CACHE_BYTES)
+    return _SESSION
+
+
+def _limit_malloc_arenas(arenas: int = 2) -> None:
+    """Cap glibc's malloc arenas for this process. LanceDB's worker threads (and torch's)
+    each get an arena by default, and memory freed in one is not reused by the others:
+    merging a work table every few seconds grew a build by ~140 KB a commit (1 GB over a
+    long embedding stage); with two arenas it stays flat. glibc only; elsewhere a no-op."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-8, arenas)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
+def _fixed_vectors(vectors, dim: int):
+    """A float32 matrix as the fixed-size list column LanceDB searches."""
+    import numpy as np
+    import pyarrow as pa
+
+    flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
+    if dim == 0:
+        return pa.array([[] for _ in range(len(vectors))], type=pa.list_(pa.float32(), 0))
+    return pa.FixedSizeListArray.from_arrays(pa.array(flat), dim)
+
+
 def _pins(manifest: dict) -> dict[str, int]:
     """The table versions of a finished build's manifest (none for older manifests)."""
     return dict(manifest.get("tables", {})) if manifest.get("complete") else {}
@@ -98,7 +139,7 @@ class Store:
                 )
             with writing(index_dir):
                 index_dir.mkdir(parents=True)
-        self._db = lancedb.connect(str(index_dir / "lancedb"))
+        self._db = lancedb.connect(str(index_dir / "lancedb"), session=_session())
         try:
             self.manifest = self.read_manifest()  # what this store reads: that build
         except IndexStateError:
@@ -141,13 +182,24 @@ class Store:
                 ) from None
         return table
 
-    def write(self, name: str, rows: list[dict[str, Any]], dim: int = 0) -> int:
+    def write(self, name: str, rows: list[dict[str, Any]], dim: int = 0,
+              vectors=None) -> int:
         """Replace a table's rows by a new version (created with its schema when absent);
-        returns that version. Readers pinned to an older version keep seeing it."""
+        returns that version. Readers pinned to an older version keep seeing it. `vectors`
+        (a float32 matrix, a row per row) fills the `vector` column without a Python list
+        per vector."""
         import pyarrow as pa
 
         schema = self._schema(name, dim)
-        data = pa.Table.from_pylist(rows, schema=schema)
+        if vectors is None:
+            data = pa.Table.from_pylist(rows, schema=schema)
+        else:
+            if len(vectors) != len(rows):
+                raise ValueError(f"{name}: {len(rows)} rows but {len(vectors)} vectors")
+            plain = pa.schema([f for f in schema if f.name != "vector"])
+            data = pa.Table.from_pylist(rows, schema=plain)
+            data = data.append_column(schema.field("vector"), _fixed_vectors(vectors, dim))
+            data = data.select(schema.names)
         with writing(self.dir):
             table = self._db.create_table(name, data=data, schema=schema, mode=self._mode(name))
         return table.version
@@ -157,23 +209,83 @@ class Store:
         LanceDB commit, so a killed build keeps everything appended before it."""
         import pyarrow as pa
 
-        if not rows:
-            return
-        schema = self._schema(name, 0)
-        data = pa.Table.from_pylist(rows, schema=schema)
+        if rows:
+            self._append(name, pa.Table.from_pylist(rows, schema=self._schema(name, 0)))
+
+    def append_vectors(self, name: str, keys: list[str], vectors) -> None:
+        """Add (key, vector) rows to a vector work table, as `append` does."""
+        import numpy as np
+        import pyarrow as pa
+
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        n, dim = vectors.shape
+        offsets = pa.array(np.arange(0, (n + 1) * dim, dim, dtype=np.int32))
+        column = pa.ListArray.from_arrays(offsets, pa.array(vectors.ravel()))
+        self._append(name, pa.Table.from_arrays([pa.array(keys, pa.string()), column],
+                                                schema=self._schema(name, 0)))
+
+    def _append(self, name: str, data) -> None:
         with writing(self.dir):
             table = self._open(name, latest=True)
             if table is None:
-                self._db.create_table(name, data=data, schema=schema, mode=self._mode(name))
+                self._db.create_table(name, data=data, schema=data.schema,
+                                      mode=self._mode(name))
             else:
                 table.add(data)
 
-    def read(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    def read_with_vectors(self, name: str, columns: list[str]):
+        """`columns` of an output table's rows, and their vectors as one float32 matrix
+        (a row per row), without a Python list per vector."""
+        import numpy as np
+        import pyarrow.compute as pc
+
         table = self._open(name)
         if table is None:
-            return []
+            return [], np.zeros((0, 0), dtype=np.float32)
         data = table.to_arrow()
-        return (data.select(columns) if columns else data).to_pylist()
+        column = data.column("vector").combine_chunks()
+        dim = column.type.list_size if hasattr(column.type, "list_size") else 0
+        flat = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.float32)
+        return data.select(columns).to_pylist(), flat.reshape(len(data), dim)
+
+    def read_vectors(self, name: str):
+        """A vector work table as (keys, float32 matrix with a row per key)."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        table = self._open(name)
+        if table is None or table.count_rows() == 0:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        data = table.to_arrow()
+        keys = data.column("key").to_pylist()
+        column = data.column("vector").combine_chunks()
+        lengths = pc.unique(pc.list_value_length(column)).to_pylist()
+        if len(lengths) != 1:
+            raise IndexStateError(f"{self.dir}: {name} holds vectors of sizes {lengths}; "
+                                  "delete the index folder and build again")
+        flat = pc.list_flatten(column).to_numpy(zero_copy_only=False)
+        return keys, flat.astype(np.float32, copy=False).reshape(len(keys), lengths[0])
+
+    def read(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
+        def rows() -> list[dict[str, Any]]:
+            table = self._open(name)
+            if table is None:
+                return []
+            data = table.to_arrow()
+            return (data.select(columns) if columns else data).to_pylist()
+
+        return self._retrying(name, rows)
+
+    def _retrying(self, name: str, read):
+        """`read()`, tried again when an unpinned work table lost files under it (a
+        running build merges and prunes its work tables' versions)."""
+        for attempt in range(3):
+            try:
+                return read()
+            except (OSError, RuntimeError, ValueError):
+                if name in self.pins or attempt == 2:
+                    raise
+                time.sleep(0.05)
 
     def columns(self, name: str) -> list[str]:
         table = self._open(name)
@@ -197,20 +309,30 @@ class Store:
         ]
 
     def count(self, name: str) -> int:
-        table = self._open(name)
-        return table.count_rows() if table is not None else 0
+        def rows() -> int:
+            table = self._open(name)
+            return table.count_rows() if table is not None else 0
+
+        return self._retrying(name, rows)
 
     def versions(self, names) -> dict[str, int]:
         """The latest version of each of `names` that exists (what a manifest pins)."""
         tables = {name: self._open(name, latest=True) for name in names}
         return {name: t.version for name, t in tables.items() if t is not None}
 
-    def compact(self, name: str) -> None:
-        """Merge the many small fragments a resumable stage leaves behind."""
+    def compact(self, name: str, *, drop_versions: bool = False) -> None:
+        """Merge the many small fragments a resumable stage leaves behind; with
+        `drop_versions`, also remove the table's older versions (work tables only, under
+        the build lock: no reader pins them and no other writer runs)."""
         table = self._open(name, latest=True)
         if table is not None:
             try:
-                table.optimize()
+                if drop_versions:
+                    with warnings.catch_warnings():  # "other readers will fail": none do
+                        warnings.simplefilter("ignore", UserWarning)
+                        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+                else:
+                    table.optimize()
             except Exception:  # noqa: BLE001 - compaction is an optimisation only
                 pass
 

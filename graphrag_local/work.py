@@ -1,17 +1,35 @@
 """Resume, in one place. Every unit of work whose result is worth keeping (a chunk's
 extraction, an element summary, a community report, an embedding) is stored under a key
-that hashes everything it depends on, the moment it completes, in a work table of the
-index. A killed build finds its finished units by key and does only the rest; a build
-run again does nothing; a changed model, prompt or setting changes the keys of exactly
-the work that depends on it. The key recipes are named here so that the build and
-`build --dry-run` agree on them."""
+that hashes everything it depends on, in a work table of the index: a chat model's reply
+the moment it completes, cheaper units (an embedder batch, a fast-method extraction)
+about once a second (`TableWriter`). A killed build finds its finished units by key and
+does only the rest; a build run again does nothing; a changed model, prompt or setting
+changes the keys of exactly the work that depends on it. The key recipes are named here
+so that the build and `build --dry-run` agree on them."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .schema import content_id
+
+# A unit of the chat model's work is committed at once. Cheaper units (fast extraction, an
+# embedder batch) are committed together, once a second has passed since the last commit
+# or this many rows wait: a kill loses at most about a second of such work, never a
+# model's reply, and a build makes at most about one such commit a second.
+FLUSH_ROWS = 4096
+FLUSH_SECONDS = 1.0
+# Every commit is a LanceDB version whose manifest lists every fragment before it: a
+# version per unit grows the table's folder (and LanceDB's cache of manifests) with the
+# square of the units. After this many commits the fragments are merged and the older
+# versions removed, unless the last merge took more than a tenth of the time since it.
+COMPACT_COMMITS = 64
+COMPACT_SHARE = 0.1
 
 
 def work_key(model_key: str, kind: str, *parts: str) -> str:
@@ -38,14 +56,63 @@ def embedding_key(embedder: str, text: str) -> str:
     return content_id(embedder, text, length=24)
 
 
+class TableWriter:
+    """Appends to one work table: committed at once for a unit of model work (durable),
+    otherwise gathered and committed about once a second; fragments merged and old
+    versions removed every so often, so that thousands of units keep the table small."""
+
+    def __init__(self, store, table: str, commit: Callable[[list], None] | None = None):
+        self.store, self.table = store, table
+        self._commit = commit or (lambda parts: store.append(table, parts))
+        self.pending: list = []
+        self._committed_at = time.monotonic()  # the work since then is what a kill loses
+        self.commits = 0  # since the last merge
+        self._merged_at, self._merge_took = time.monotonic(), 0.0
+        self.dirty = False
+
+    def add(self, parts: list, *, durable: bool) -> None:
+        if not parts:
+            return
+        self.pending.extend(parts)
+        if (durable or len(self.pending) >= FLUSH_ROWS
+                or time.monotonic() - self._committed_at >= FLUSH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        self._commit(self.pending)
+        self.pending = []
+        self.dirty = True
+        self.commits += 1
+        now = self._committed_at = time.monotonic()
+        if (self.commits >= COMPACT_COMMITS
+                and self._merge_took <= COMPACT_SHARE * (now - self._merged_at)):
+            self._merge(now)
+
+    def _merge(self, now: float) -> None:
+        self.store.compact(self.table, drop_versions=True)
+        self._merged_at = time.monotonic()
+        self._merge_took = self._merged_at - now
+        self.commits = 0
+
+    def finish(self) -> None:
+        """Commit what waits and merge the fragments (at each stage's end)."""
+        self.flush()
+        if self.dirty:
+            self._merge(time.monotonic())
+            self.dirty = False
+
+
 class WorkCache:
-    """The finished units of one work table, by key. `put` appends the row at once (one
-    LanceDB commit), so a build killed right after keeps it."""
+    """The finished units of one work table, by key. `put` keeps the row and hands it to
+    the table's writer: a unit of model work is committed at once (one LanceDB commit),
+    so a build killed right after keeps it; cheap units go in batches."""
 
     def __init__(self, store, table: str, value: str):
-        self.store, self.table, self.value = store, table, value
+        self.value = value
+        self.writer = TableWriter(store, table)
         self._rows = {r["key"]: r for r in store.read(table)}
-        self.dirty = False
 
     def __contains__(self, key: str) -> bool:
         return key in self._rows
@@ -57,20 +124,61 @@ class WorkCache:
     def row(self, key: str) -> dict | None:
         return self._rows.get(key)
 
-    def put(self, key: str, value: Any, **columns: Any) -> None:
+    def put(self, key: str, value: Any, *, durable: bool = True, **columns: Any) -> None:
         row = {"key": key, self.value: value, **columns}
-        self.store.append(self.table, [row])
         self._rows[key] = row
-        self.dirty = True
+        self.writer.add([row], durable=durable)
 
-    def put_many(self, rows: list[tuple[str, Any]]) -> None:
-        if rows:
-            self.store.append(self.table, [{"key": k, self.value: v} for k, v in rows])
-            self._rows.update((k, {"key": k, self.value: v}) for k, v in rows)
-            self.dirty = True
+    def finish(self) -> None:
+        self.writer.finish()
 
-    def compact(self) -> None:
-        """Merge the small fragments the appends left (once per stage, by the runner)."""
-        if self.dirty:
-            self.store.compact(self.table)
-            self.dirty = False
+
+class VectorCache:
+    """The embedding cache: vectors by key (embedder and text), held as float32 rows of
+    numpy blocks (1.5 KB a 384-dim vector; a list of Python floats takes 12 KB). Embedder
+    batches are cheap units: committed about once a second."""
+
+    def __init__(self, store, table: str = "embedding_cache"):
+        keys, matrix = store.read_vectors(table)
+        self._blocks: list[np.ndarray] = [matrix]
+        self._where: dict[str, tuple[int, int]] = {k: (0, i) for i, k in enumerate(keys)}
+        self.writer = TableWriter(store, table, self._commit)
+        self.store, self.table = store, table
+
+    def _commit(self, parts: list[tuple[str, np.ndarray]]) -> None:
+        self.store.append_vectors(self.table, [k for k, _ in parts],
+                                  np.stack([v for _, v in parts]))
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._where
+
+    @property
+    def dim(self) -> int:
+        return next((b.shape[1] for b in self._blocks if b.size), 0)
+
+    def get(self, key: str) -> np.ndarray | None:
+        at = self._where.get(key)
+        return None if at is None else self._blocks[at[0]][at[1]]
+
+    def put_many(self, keys: list[str], vectors: np.ndarray, *, durable: bool = False) -> None:
+        vectors = np.asarray(vectors, dtype=np.float32)
+        new = [(k, i) for i, k in enumerate(keys) if k not in self._where]
+        if not new:
+            return
+        block = vectors[[i for _, i in new]]
+        self._blocks.append(block)
+        for row, (k, _) in enumerate(new):
+            self._where[k] = (len(self._blocks) - 1, row)
+        self.writer.add([(k, block[row]) for row, (k, _) in enumerate(new)], durable=durable)
+
+    def matrix(self, keys: list[str], dim: int) -> np.ndarray:
+        """The vectors of `keys`, one row each (zeros for a key not embedded)."""
+        out = np.zeros((len(keys), dim), dtype=np.float32)
+        for i, k in enumerate(keys):
+            v = self.get(k)
+            if v is not None:
+                out[i] = v
+        return out
+
+    def finish(self) -> None:
+        self.writer.finish()

@@ -4,11 +4,13 @@ the time goes.
     .venv/bin/python scripts/bench_build.py ../shared/data/christmas_carol/a_christmas_carol.txt --tokens 8000
     .venv/bin/python scripts/bench_build.py TEXT --tokens 8000 --content abstractive --parallel 1,8
     .venv/bin/python scripts/bench_build.py samples/corpus        # a folder: all of it
+    .venv/bin/python scripts/bench_build.py /tmp/line/one_line.txt --tokens 0 --method fast \
+        --embedder hash                   # memory on 10 MB on one line (scripts/hostile_line.py)
 
 Prints wall time per stage, LLM calls, prompt tokens evaluated vs reused from the KV
-cache, generated and forced tokens, corpus tokens per second, peak memory, and llama.cpp's
-raw speeds measured the way its own llama-bench does (pp512: one batch of 512 prompt
-tokens; tg128: 128 single-token decodes; no sampling), with the efficiency ideal / actual,
+cache, generated and forced tokens, corpus tokens per second, peak memory (RSS) in all and
+after each stage, and llama.cpp's raw speeds measured the way its own llama-bench does
+(pp512: one batch of 512 prompt tokens; tg128: 128 single-token decodes; no sampling), with the efficiency ideal / actual,
 where ideal = evaluated / pp + generated / tg. With several `--parallel` values the build
 runs once per value, each on a fresh index, and the time saved per stage is printed."""
 
@@ -58,6 +60,33 @@ def raw_speeds(preset_name: str | None) -> dict:
     return {"prompt_tok_s": round(len(prompt) / prompt_s, 1), "gen_tok_s": round(128 / gen_s, 1)}
 
 
+class HashEmbedder:
+    """`--embedder hash`: MiniLM's shape (384 float32 dims, unit rows) at no compute cost,
+    to measure the pipeline's own memory and time on inputs MiniLM would take an hour on.
+    Its vectors mean nothing: never query such an index."""
+
+    name, dim = "hash (benchmark only)", 384
+
+    def __init__(self, batch_size: int = 32):
+        pass
+
+    def embed(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+            out[i] = v / np.linalg.norm(v)
+        return out
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def build_once(docs: Path, index: Path, args, parallel: int | None) -> tuple[dict, float, float]:
     from graphrag_local import api
 
@@ -67,11 +96,17 @@ def build_once(docs: Path, index: Path, args, parallel: int | None) -> tuple[dic
         lines = [f'content = "{args.content}"'] if args.content else []
         lines += [f"parallel = {parallel}"] if parallel is not None else []
         config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    stages: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        stages[stage] = round(peak_mb())  # the peak so far, once the stage's last unit is done
+
     started = time.perf_counter()
-    summary = api.build(docs, index, config=config, model=args.model, method=args.method)
+    summary = api.build(docs, index, config=config, model=args.model, method=args.method,
+                        progress=progress)
     wall = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return summary, wall, peak_mb
+    summary["peak_mb_by_stage"] = stages
+    return summary, wall, peak_mb()
 
 
 def main() -> None:
@@ -84,8 +119,15 @@ def main() -> None:
     ap.add_argument("--parallel", default="", help="comma list: build once per value and compare")
     ap.add_argument("--index", type=Path, default=None, help="index folder (default: a temp dir)")
     ap.add_argument("--config", type=Path, default=None)
+    ap.add_argument("--embedder", default="minilm", choices=["minilm", "hash"],
+                    help="hash: no MiniLM (memory and time of the pipeline itself)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.embedder == "hash":
+        import graphrag_local.embed
+
+        graphrag_local.embed.MiniLMEmbedder = HashEmbedder
+    start_mb = peak_mb()
 
     from graphrag_local.tokenizer import corpus_encoding
 
@@ -95,12 +137,18 @@ def main() -> None:
         docs = args.text_file
         tokens = [t for p in sorted(docs.rglob("*")) if p.is_file()
                   for t in enc.encode(p.read_text(encoding="utf-8", errors="replace"))]
+        text = ""
     else:
         text = args.text_file.read_text(encoding="utf-8", errors="replace")
-        tokens = enc.encode(text)[: args.tokens]
+        tokens = enc.encode(text, disallowed_special=())
+        if args.tokens:  # 0: all of it, byte for byte
+            tokens = tokens[: args.tokens]
+            text = enc.decode(tokens)
         docs = work / "docs"
         docs.mkdir()
-        (docs / (args.text_file.stem + ".txt")).write_text(enc.decode(tokens), encoding="utf-8")
+        (docs / (args.text_file.stem + ".txt")).write_text(text, encoding="utf-8")
+    n_tokens = len(tokens)
+    del tokens, text  # the benchmark's own copy is not the build's memory
 
     levels = [int(x) for x in args.parallel.split(",") if x.strip()] or [None]
     runs = []
@@ -111,13 +159,13 @@ def main() -> None:
     speeds = raw_speeds(args.model)
 
     results = []
-    for _p, index, summary, wall, peak_mb in runs:
+    for _p, index, summary, wall, peak in runs:
         evaluated, generated = summary["tokens_in"], summary["tokens_out"]
         ideal = evaluated / speeds["prompt_tok_s"] + generated / speeds["gen_tok_s"]
         results.append({
             "parallel": summary["parallel"],
             "file": str(args.text_file),
-            "corpus_tokens": len(tokens),
+            "corpus_tokens": n_tokens,
             "model": summary["model"],
             "method": summary["method"],
             "content": summary["content"],
@@ -138,8 +186,11 @@ def main() -> None:
             "generated_tokens": generated,
             "forced_tokens": summary["forced_tokens"],
             "llm_seconds": summary["llm_seconds"],
-            "corpus_tokens_per_second": round(len(tokens) / wall, 1),
-            "peak_memory_mb": round(peak_mb),
+            "corpus_tokens_per_second": round(n_tokens / wall, 1),
+            "embedder": args.embedder,
+            "peak_memory_mb": round(peak),
+            "memory_before_build_mb": round(start_mb),
+            "peak_memory_mb_after_stage": summary["peak_mb_by_stage"],
             "raw_prompt_tok_s (pp512)": speeds["prompt_tok_s"],
             "raw_gen_tok_s (tg128)": speeds["gen_tok_s"],
             "ideal_llm_seconds": round(ideal, 1),

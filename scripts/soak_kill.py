@@ -17,10 +17,14 @@ included), and how much finished work was redone (prompts asked more often than 
 clean build, duplicate keys in the work tables). Exit status 0 when equal and nothing
 was redone.
 
-The builds run with PYTHONHASHSEED=0 (--hash-seed): extractive reports still break some
-ties by the order of a set of strings (`stages/findings.pick` sums floats over a set),
-which differs between processes and is no effect of a crash. `--hash-seed random` shows
-it."""
+Each build is a new process with its own random PYTHONHASHSEED, as a user's would be:
+nothing in a build may depend on the order of a set of strings (`--hash-seed N` pins it
+to look for such a dependence).
+
+Work lost to a kill: a unit of the chat model's work is committed as it completes, so
+none; cheaper units (an embedder batch, a fast-method extraction) are committed about
+once a second, so a kill can cost up to a second of those. They are not counted as
+redone (they were never stored), and no key is stored twice."""
 
 from __future__ import annotations
 
@@ -51,7 +55,7 @@ print("S", json.dumps(summary), flush=True)
 
 
 def run(docs: Path, index: Path, log: Path, exact: str = "",
-        late: tuple[str, int, float] | None = None, hash_seed: str = "0") -> dict:
+        late: tuple[str, int, float] | None = None, hash_seed: str = "random") -> dict:
     """One build in a subprocess; `exact`: "stage:n" for the kill hook; `late`: (stage, n,
     delay) to kill it `delay` s after it reports n units of stage. Returns its events,
     return code, summary and seconds."""
@@ -137,7 +141,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the indexes")
     ap.add_argument("--late-share", type=float, default=0.5,
                     help="share of the kill points that are late (0 to 1)")
-    ap.add_argument("--hash-seed", default="0", help='PYTHONHASHSEED of the builds, or "random"')
+    ap.add_argument("--hash-seed", default="random",
+                    help='PYTHONHASHSEED of the builds (default: each its own, "random")')
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="soak_kill_"))
     work.mkdir(parents=True, exist_ok=True)

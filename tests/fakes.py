@@ -7,6 +7,8 @@ import hashlib
 import math
 from collections import deque
 
+import numpy as np
+
 from graphrag_local.errors import InjectedFailure
 from graphrag_local.llm import CallRecord, prompt_hash
 
@@ -87,10 +89,10 @@ class HashEmbedder:
     dim = 16
 
     def embed(self, texts):
-        out = []
-        for t in texts:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
             digest = hashlib.sha256(t.encode()).digest()
             v = [b / 255 - 0.5 for b in digest[: self.dim]]
             norm = math.sqrt(sum(x * x for x in v)) or 1.0
-            out.append([x / norm for x in v])
+            out[i] = [x / norm for x in v]
         return out

@@ -4,24 +4,9 @@ import sys
 import time
 from pathlib import Path
 
+from cli_helpers import one_line_error, run
 from conftest import ROOT, SAMPLE
 from test_cli_errors import tiny_gguf
-from typer.testing import CliRunner
-
-from graphrag_local.cli import app
-
-runner = CliRunner()
-
-
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def one_line_error(result, code, *fragments):
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    for f in fragments:
-        assert f in result.output, result.output
 
 
 def test_help_is_instant_in_a_subprocess():

@@ -8,27 +8,11 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from cli_helpers import one_line_error, run, runner
 
-from graphrag_local.cli import app
 from graphrag_local.cli_common import user_errors
 from graphrag_local.errors import ConfigError, ModelError
 from graphrag_local.presets import check_gguf
-
-runner = CliRunner()
-
-
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def one_line_error(result, code, *fragments):
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    for f in fragments:
-        assert f in result.output, result.output
-    assert len(result.output.strip().splitlines()) == 1, result.output
-
 
 # --- GGUF files -----------------------------------------------------------------------
 

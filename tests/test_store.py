@@ -97,7 +97,9 @@ def corpus(tmp_path):
 
 def test_full_disk_stops_with_a_clear_error_and_the_build_resumes(small_disk, corpus, tmp_path):
     index = small_disk / "index"
-    filler = _fill(small_disk, leave=300_000)  # a finished index of this corpus takes ~800 KB
+    run_build(make_build(corpus, tmp_path / "fresh", FakeChatModel(default=scripted)))
+    size = sum(p.stat().st_size for p in (tmp_path / "fresh").rglob("*") if p.is_file())
+    filler = _fill(small_disk, leave=size // 3)  # the disk fills a third of the way
     with pytest.raises(StoreError) as failed:
         run_build(make_build(corpus, index, FakeChatModel(default=scripted)))
     message = str(failed.value)
@@ -106,7 +108,6 @@ def test_full_disk_stops_with_a_clear_error_and_the_build_resumes(small_disk, co
     filler.unlink()
     summary = run_build(make_build(corpus, index, FakeChatModel(default=scripted)))
     assert summary["resumed"] and any("did not finish" in c for c in summary["changes"])
-    run_build(make_build(corpus, tmp_path / "fresh", FakeChatModel(default=scripted)))
     assert tables(index) == tables(tmp_path / "fresh")
 
 
