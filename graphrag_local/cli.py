@@ -345,6 +345,7 @@ def show(
     index: Path = IndexOpt,
     out_file: Path | None = typer.Option(
         None, "--out", "-o", help="graph: the HTML file to write (default: graph.html)."),
+    config: Path | None = ConfigOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Browse what was built: the community tree, reports, an entity with its
@@ -355,8 +356,10 @@ def show(
     data = api.show(index, what, title, level)
     if what == "graph":
         from .graph_view import write_graph_html
+        from .private import project_private
 
-        path = write_graph_html(data["payload"], out_file or Path("graph.html"))
+        path = write_graph_html(data["payload"], out_file or Path("graph.html"),
+                                private=project_private(config))
         p = data["payload"]
         out.print(f"wrote {path}: {len(p['nodes'])} entities, {len(p['edges'])} "
                   f"relationships, {len(p['communities'])} communities in "

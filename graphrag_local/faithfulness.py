@@ -22,6 +22,7 @@ import numpy as np
 from .schema import Chunk, CommunityReport, Document, Entity, Relationship, Source
 from .sentences import near_duplicate, split_sentences, squash
 
+
 def _trigram_hashes(words: list[str]) -> np.ndarray:
     """A 64-bit hash per word trigram (wrapping arithmetic; collisions are negligible)."""
     h = np.fromiter((hash(w) for w in words), dtype=np.int64, count=len(words)).view(np.uint64)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import pyarrow as pa
 
@@ -37,14 +39,27 @@ class Document:
     sections: tuple[tuple[int, int, str], ...] = ()
 
     def label_at(self, offset: int, end: int | None = None) -> str:
-        """The section label of `offset` ("p. 3"), or of the range up to `end` ("pp. 3-4")."""
-        first = next((x for x in self.sections if x[0] <= offset < x[1]), None)
+        """The section label of `offset` ("p. 3"), or of the range up to `end` ("pp. 3-4").
+        Sections tile the text in order, so each lookup is a binary search."""
+        first = self._section(lambda x: x[0] <= offset < x[1], offset, right=True)
         if first is None:
             return ""
-        last = next((x for x in self.sections if x[0] < (end or 0) <= x[1]), first) if end else first
+        last = (self._section(lambda x: x[0] < end <= x[1], end, right=False) or first
+                if end else first)
         if last is first or not first[2].startswith("p. ") or not last[2].startswith("p. "):
             return first[2]
         return f"pp. {first[2][3:]}-{last[2][3:]}"
+
+    def _section(self, holds, at: int, right: bool):
+        """The section for which `holds` is true: the last one starting at or before `at`
+        (`right`), or before it; None when there is none."""
+        starts = [x[0] for x in self.sections] if len(self.sections) < 64 else self._starts
+        i = (bisect_right if right else bisect_left)(starts, at) - 1
+        return self.sections[i] if 0 <= i < len(self.sections) and holds(self.sections[i]) else None
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [x[0] for x in self.sections]
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,22 @@ def test_non_utf8_text_is_decoded(tmp_path):
     assert docs[0].encoding != "utf-8"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-16"])
+def test_utf16_is_read_with_or_without_a_byte_order_mark(tmp_path, encoding):
+    text = "Mara Quill founded the Aldren Water Trust in 2015. Zoë's café, 東京.\n" * 20
+    (tmp_path / "windows.txt").write_bytes(text.encode(encoding))  # "utf-16": with a BOM
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    assert warnings == [] and docs[0].text.startswith("Mara Quill founded")
+    assert "東京" in docs[0].text and "\x00" not in docs[0].text
+
+
+def test_binary_with_many_nuls_is_not_taken_for_utf16(tmp_path):
+    (tmp_path / "table.txt").write_bytes(bytes([0, 7, 0, 200, 0, 3, 0, 17]) * 300)
+    (tmp_path / "ok.txt").write_text("Some text.")
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    assert [d.path for d in docs] == ["ok.txt"] and "table.txt" in " ".join(warnings)
+
+
 def test_folder_with_nothing_usable_is_an_error_naming_it(tmp_path):
     (tmp_path / "empty.txt").write_text("  ")
     with pytest.raises(InputError, match=str(tmp_path)):

@@ -153,3 +153,19 @@ def test_init_documents_the_setting(tmp_path):
     api.init_project(tmp_path)
     text = (tmp_path / "graphrag-local.toml").read_text()
     assert "# private = true" in text and "\nprivate = true\n" in text
+
+
+def test_show_graph_follows_the_config_it_is_given(tmp_path, umask_022, fake_models, monkeypatch):
+    from cli_helpers import run
+
+    monkeypatch.chdir(tmp_path)  # no graphrag-local.toml here: private by default
+    docs = copy_corpus(tmp_path / "docs", names={"01_water_trust.md"})
+    api.build(docs, tmp_path / "idx")
+    public = tmp_path / "public.toml"
+    public.write_text("private = false\n")
+    assert run("show", "graph", "--index", tmp_path / "idx", "--out", tmp_path / "a.html",
+               "--config", public).exit_code == 0
+    assert run("show", "graph", "--index", tmp_path / "idx", "--out",
+               tmp_path / "b.html").exit_code == 0
+    assert stat.S_IMODE((tmp_path / "a.html").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "b.html").stat().st_mode) == 0o600

@@ -297,3 +297,17 @@ def test_malformed_html_is_read_or_refused_never_crashes(tmp_path):
         assert str(exc).startswith("malformed HTML (")
     else:
         assert result.text.startswith("before")
+
+
+def test_section_labels_of_offsets_and_ranges():
+    from graphrag_local.schema import Document
+
+    pages = tuple((i * 100, (i + 1) * 100, f"p. {i + 1}") for i in range(5000))
+    doc = Document("d", "big.pdf", "t", "", "utf-8", "pdf", pages)
+    assert doc.label_at(0) == "p. 1" and doc.label_at(99) == "p. 1" and doc.label_at(100) == "p. 2"
+    assert doc.label_at(250, 320) == "pp. 3-4" and doc.label_at(250, 300) == "p. 3"
+    assert doc.label_at(499_950, 500_000) == "p. 5000" and doc.label_at(500_000) == ""
+    gaps = Document("d", "a.md", "t", "", "utf-8", "markdown",
+                    ((0, 10, "§ One"), (20, 30, "§ Two")))
+    assert gaps.label_at(15) == "" and gaps.label_at(5, 25) == "§ One"
+    assert gaps.label_at(25) == "§ Two" and Document("d", "x", "t", "", "utf-8").label_at(3) == ""

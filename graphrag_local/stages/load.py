@@ -150,12 +150,35 @@ def markdown_sections(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((s, e, label) for (s, label), e in zip(starts, ends))
 
 
+def _utf16_without_bom(data: bytes) -> tuple[str, str, str] | None:
+    """UTF-16 text saved without a byte-order mark (some Windows tools do): most
+    characters of Latin-script text then have a NUL as one byte of two, always the same
+    one. Read as such when that holds and the result is printable text; else None."""
+    sample = data[:65536]
+    if len(data) % 2 or len(sample) < 4 or sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2
+    if max(even, odd) < 0.3 * half or min(even, odd) > 0.05 * half:
+        return None
+    encoding = "utf-16-le" if odd > even else "utf-16-be"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text) / max(1, len(text))
+    return (text, encoding, "") if printable >= 0.95 else None
+
+
 def decode(data: bytes) -> tuple[str, str, str]:
     """(text, encoding, problem). problem is "" when the bytes are usable text. NUL bytes
     in what is otherwise UTF-8 text (fewer than one byte in ten) do not make it binary:
     they stay in the text, for `clean_text` to remove and count."""
     if not data.strip():
         return "", "", "empty"
+    utf16 = _utf16_without_bom(data)
+    if utf16:
+        return utf16
     if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-8-sig")
