@@ -165,6 +165,17 @@ def _fail_after_calls() -> int | None:
     return int(value) if value else None
 
 
+def calls_allowed(fail_after: int | None, made: int, n: int) -> int:
+    """How many of `n` more calls may run, `made` having run, before the injected failure
+    of the test hook (`_fail_after_calls`); raises InjectedFailure when none may."""
+    if fail_after is None:
+        return n
+    if made >= fail_after:
+        raise InjectedFailure(
+            f"injected failure after {fail_after} LLM calls (GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)")
+    return min(n, fail_after - made)
+
+
 @dataclass
 class LlamaChatModel:
     """A GGUF model run in-process through llama-cpp-python."""
@@ -497,11 +508,7 @@ class LlamaChatModel:
         return np.ctypeslib.as_array(ptr, shape=(self._llm.n_vocab(),))
 
     def _check_injected_failure(self) -> None:
-        if self._fail_after is not None and len(self.calls) >= self._fail_after:
-            raise InjectedFailure(
-                f"injected failure after {self._fail_after} LLM calls "
-                "(GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)"
-            )
+        calls_allowed(self._fail_after, len(self.calls), 1)
 
     def close(self) -> None:
         if getattr(self, "_batch", None) is not None:

@@ -47,8 +47,16 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import BudgetError, InjectedFailure, ModelError
-from .llm import CallRecord, Message, OnText, Request, _fail_after_calls, prompt_hash
+from .errors import BudgetError, ModelError
+from .llm import (
+    CallRecord,
+    Message,
+    OnText,
+    Request,
+    _fail_after_calls,
+    calls_allowed,
+    prompt_hash,
+)
 
 APIS = ("llama.cpp", "vllm", "openai")
 CHECK_TIMEOUT = 10.0  # seconds a server gets to answer the checks made on construction
@@ -606,13 +614,7 @@ class RemoteChatModel:
     def _allowed(self, n: int) -> int:
         """How many of `n` calls may run before the injected failure (test hook
         GRAPHRAG_LOCAL_FAIL_AFTER_CALLS, as for the local model)."""
-        if self._fail_after is None:
-            return n
-        left = self._fail_after - len(self.calls)
-        if left <= 0:
-            raise InjectedFailure(f"injected failure after {self._fail_after} LLM calls "
-                                  "(GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)")
-        return min(n, left)
+        return calls_allowed(self._fail_after, len(self.calls), n)
 
     def complete(
         self,

@@ -234,22 +234,8 @@ class Store:
                 table.add(data)
 
     def read_with_vectors(self, name: str, columns: list[str]):
-        """`columns` of an output table's rows, and their vectors as one float32 matrix
-        (a row per row), without a Python list per vector."""
-        import numpy as np
-        import pyarrow.compute as pc
-
-        table = self._open(name)
-        if table is None:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        data = table.to_arrow()
-        column = data.column("vector").combine_chunks()
-        dim = column.type.list_size if hasattr(column.type, "list_size") else 0
-        flat = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.float32)
-        return data.select(columns).to_pylist(), flat.reshape(len(data), dim)
-
-    def read_vectors(self, name: str):
-        """A vector work table as (keys, float32 matrix with a row per key)."""
+        """`columns` of a table's rows, and their vectors as one float32 matrix (a row per
+        row), without a Python list per vector."""
         import numpy as np
         import pyarrow.compute as pc
 
@@ -257,14 +243,14 @@ class Store:
         if table is None or table.count_rows() == 0:
             return [], np.zeros((0, 0), dtype=np.float32)
         data = table.to_arrow()
-        keys = data.column("key").to_pylist()
         column = data.column("vector").combine_chunks()
         lengths = pc.unique(pc.list_value_length(column)).to_pylist()
         if len(lengths) != 1:
             raise IndexStateError(f"{self.dir}: {name} holds vectors of sizes {lengths}; "
                                   "delete the index folder and build again")
         flat = pc.list_flatten(column).to_numpy(zero_copy_only=False)
-        return keys, flat.astype(np.float32, copy=False).reshape(len(keys), lengths[0])
+        matrix = flat.astype(np.float32, copy=False).reshape(len(data), lengths[0])
+        return data.select(columns).to_pylist(), matrix
 
     def read(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
         def rows() -> list[dict[str, Any]]:

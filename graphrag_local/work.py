@@ -68,7 +68,7 @@ class TableWriter:
         self._committed_at = time.monotonic()  # the work since then is what a kill loses
         self.commits = 0  # since the last merge
         self._merged_at, self._merge_took = time.monotonic(), 0.0
-        self.dirty = False
+        self.dirty = False  # committed since the last merge
 
     def add(self, parts: list, *, durable: bool) -> None:
         if not parts:
@@ -95,13 +95,14 @@ class TableWriter:
         self._merged_at = time.monotonic()
         self._merge_took = self._merged_at - now
         self.commits = 0
+        self.dirty = False
 
     def finish(self) -> None:
-        """Commit what waits and merge the fragments (at each stage's end)."""
+        """Commit what waits and merge the fragments left since the last merge (at each
+        stage's end)."""
         self.flush()
         if self.dirty:
             self._merge(time.monotonic())
-            self.dirty = False
 
 
 class WorkCache:
@@ -139,11 +140,11 @@ class VectorCache:
     batches are cheap units: committed about once a second."""
 
     def __init__(self, store, table: str = "embedding_cache"):
-        keys, matrix = store.read_vectors(table)
-        self._blocks: list[np.ndarray] = [matrix]
-        self._where: dict[str, tuple[int, int]] = {k: (0, i) for i, k in enumerate(keys)}
-        self.writer = TableWriter(store, table, self._commit)
         self.store, self.table = store, table
+        rows, matrix = store.read_with_vectors(table, ["key"])
+        self._blocks: list[np.ndarray] = [matrix]
+        self._where: dict[str, tuple[int, int]] = {r["key"]: (0, i) for i, r in enumerate(rows)}
+        self.writer = TableWriter(store, table, self._commit)
 
     def _commit(self, parts: list[tuple[str, np.ndarray]]) -> None:
         self.store.append_vectors(self.table, [k for k, _ in parts],

@@ -34,25 +34,35 @@ class NetworkBlocked(RuntimeError):
 
 
 @contextmanager
-def no_network():
-    """Make every outgoing connection from Python fail, and record attempts."""
+def no_network(host: str | None = None, port: int | None = None):
+    """Make every outgoing connection from Python fail, and record attempts; with `host`
+    and `port`, all but connections to that address (and lookups of that host: a model
+    server's)."""
     attempts: list = []
     real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 
-    def refuse(self, address, *a, **k):
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return real_connect(self, address)
-        attempts.append(address)
-        raise NetworkBlocked(f"network use at run time: connect to {address}")
+    def allowed(sock, address) -> bool:
+        return (sock.family == getattr(socket, "AF_UNIX", None)
+                or (host is not None and tuple(address[:2]) == (host, port)))
 
-    def refuse_lookup(host, *a, **k):
-        attempts.append(host)
-        raise NetworkBlocked(f"network use at run time: lookup of {host}")
+    def guarded(real):
+        def connect(self, address, *a, **k):
+            if allowed(self, address):
+                return real(self, address, *a, **k)
+            attempts.append(address)
+            raise NetworkBlocked(f"network use at run time: connect to {address}")
+        return connect
 
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.getaddrinfo = refuse_lookup
+    def lookup(name, *a, **k):
+        if host is not None and name == host:
+            return real_getaddrinfo(name, *a, **k)
+        attempts.append(name)
+        raise NetworkBlocked(f"network use at run time: lookup of {name}")
+
+    socket.socket.connect = guarded(real_connect)
+    socket.socket.connect_ex = guarded(real_connect_ex)
+    socket.getaddrinfo = lookup
     try:
         yield attempts
     finally:

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import NetworkBlocked, no_network
 
 from graphrag_local import remote
 from graphrag_local.errors import BudgetError, ModelError
@@ -43,48 +44,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL_ID = "smollm2-135m"
 JSON_GRAMMAR = 'root ::= "{\\"answer\\": \\"" [a-z ]{1,20} "\\"}"'
 USER = [{"role": "user", "content": "What colour is the sky on a clear day?"}]
-
-
-class NetworkBlocked(RuntimeError):
-    pass
-
-
-@contextmanager
-def only_network_to(host: str, port: int):
-    """Let Python connect to host:port only (and look up nothing but host); every other
-    attempt fails and is recorded. The remote-model variant of conftest's no_network."""
-    attempts: list = []
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-    real_getaddrinfo = socket.getaddrinfo
-
-    def allowed(self, address) -> bool:
-        return self.family == getattr(socket, "AF_UNIX", None) or tuple(address[:2]) == (host, port)
-
-    def connect(self, address, *a, **k):
-        if allowed(self, address):
-            return real_connect(self, address, *a, **k)
-        attempts.append(address)
-        raise NetworkBlocked(f"connect to {address}")
-
-    def connect_ex(self, address, *a, **k):
-        if allowed(self, address):
-            return real_connect_ex(self, address, *a, **k)
-        attempts.append(address)
-        raise NetworkBlocked(f"connect to {address}")
-
-    def lookup(name, *a, **k):
-        if name == host:
-            return real_getaddrinfo(name, *a, **k)
-        attempts.append(name)
-        raise NetworkBlocked(f"lookup of {name}")
-
-    socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
-    socket.getaddrinfo = lookup
-    try:
-        yield attempts
-    finally:
-        socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
-        socket.getaddrinfo = real_getaddrinfo
 
 
 def free_port() -> int:
@@ -270,7 +229,7 @@ def test_llama_server_dialect_end_to_end_in_process(monkeypatch):
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
     monkeypatch.setenv("TEST_REMOTE_KEY", "sk-secret-123")
     with scripted(llama_server_routes()) as server:
-        with only_network_to("127.0.0.1", server.server_address[1]) as attempts:
+        with no_network("127.0.0.1", server.server_address[1]) as attempts:
             m = RemoteChatModel(server.url + "/v1/", MODEL_ID, api_key_env="TEST_REMOTE_KEY",
                                 n_ctx=4096, parallel=0)  # the server's n_ctx and slots win
             assert (m.flavour, m.n_ctx, m.name, m.parallel) == ("llama-server", 2048, MODEL_ID, 2)
@@ -629,7 +588,7 @@ def test_only_the_configured_server_is_contacted(served, monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
     monkeypatch.setenv("NO_PROXY", "")
-    with only_network_to("127.0.0.1", port) as attempts:
+    with no_network("127.0.0.1", port) as attempts:
         m = RemoteChatModel([url], MODEL_ID, n_ctx=4096 if kind == "llama-cpp-python" else 0)
         m.complete(USER, max_tokens=4)
         m.complete(USER, max_tokens=4, on_text=lambda p: None)

@@ -166,8 +166,11 @@ def _utf16_without_bom(data: bytes) -> tuple[str, str, str] | None:
         text = data.decode(encoding)
     except UnicodeDecodeError:
         return None
-    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text) / max(1, len(text))
-    return (text, encoding, "") if printable >= 0.95 else None
+    return (text, encoding, "") if _printable_share(text) >= 0.95 else None
+
+
+def _printable_share(text: str) -> float:
+    return sum(ch.isprintable() or ch in "\n\r\t" for ch in text) / max(1, len(text))
 
 
 def decode(data: bytes) -> tuple[str, str, str]:
@@ -196,8 +199,7 @@ def decode(data: bytes) -> tuple[str, str, str]:
     if best is None or best.encoding is None:
         return "", "", "not text in any known encoding"
     text = str(best)
-    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text) / max(1, len(text))
-    if printable < 0.95:
+    if _printable_share(text) < 0.95:
         return "", "", f"binary file (undecodable as text; best guess {best.encoding})"
     return text, best.encoding, ""
 
