@@ -141,7 +141,7 @@ def dry_run(
     p = info.preset
     if recipe.method == "fast":
         calls, seconds = 0, 0.0
-    elif recipe.extractive:
+    elif recipe.content == "extractive":
         # one choice per candidate span, in its sentence (about 30 new tokens each), and the
         # gleaning check and round where a chunk has doubtful spans
         sentences = chunk_sentences(docs, chunks)
@@ -194,11 +194,10 @@ def open_session(
         if built_with in presets:
             settings = resolve_settings(config, built_with)
     info = model_info(settings)
-    return Session(
+    return Session(  # answers the way the index was built: its manifest's content mode
         index_dir, settings, project_prompts(config),
         get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
-        content=settings.content or info.preset.content,
     )
 
 

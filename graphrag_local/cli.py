@@ -211,13 +211,14 @@ def doctor(
 
 MethodOpt = typer.Option(
     "global", "--method", "-M",
-    help="global (map-reduce over community reports), local (entities and their "
-    "neighbourhood), basic (vector RAG over chunks) or ts (map-reduce over chunks).",
+    help="global (the corpus's themes: community reports), local (entities and their "
+    "neighbourhood), drift (reports nearest the question, then local follow-ups), basic "
+    "(vector RAG over chunks) or ts (over the source texts, by document).",
 )
 LevelOpt = typer.Option(
     None, "--level", "-l",
-    help='Community level for global search: a number (0 = root) or "auto" '
-    "(default: query.level in the config).",
+    help='Community level for global search: a number (0 = root) or "auto" (dynamic '
+    "community selection from the root; default: query.level in the config).",
 )
 
 
@@ -495,7 +496,8 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
         err.print("[yellow]note:[/] the model started repeating itself; the answer was cut there")
     elif not stream.text:
         out.print(Markdown(result.answer))
-    level = f" level {result.level}" if result.level is not None else ""
+    level = (f" level {result.level}" if result.level is not None
+             else " dynamic selection" if result.method == "global" else "")
     refs = " ".join(c.ref for c in result.citations)
     first = result.timings.get("first_token_seconds")
     loads = [f"{k.removesuffix('_load_seconds')} load {v:.1f} s"
@@ -523,7 +525,7 @@ def _render_sources(result) -> None:
     for col in ("ref", "kind", "source", "where", "score", "cited"):
         t.add_column(col)
     for c in result.citations:
-        score = f"{c.score:.0f}" if c.kind == "report" and result.method == "global" else f"{c.score:.2f}"
+        score = f"{c.score:.0f}" if c.score > 1 else f"{c.score:.2f}"
         t.add_row(c.ref, c.kind, escape(c.title), escape(c.detail), score, "yes" if c.cited else "")
     out.print(t)
 

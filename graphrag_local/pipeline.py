@@ -19,13 +19,12 @@ and only the manifest written at the very end points readers at them (`store.py`
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -67,21 +66,17 @@ from .sentences import squash
 from .settings import Settings
 from .stages.chunk import chunk_documents, chunk_sentences
 from .stages.communities import Cluster, build_graph, hierarchical_leiden
-from .stages.describe import Evidence, describe_entity, describe_relationship
-from .stages.findings import CommunityEvidence, extractive_report
+from .stages.describe import Evidence
 from .stages.ground import normalise
 from .stages.load import load_documents
+from .stages.mentions import find_mentions, names_by_sentence
 from .stages.merge import (
-    MergedEntity,
-    MergedRelationship,
     entity_id,
     merge_entities,
     merge_relationships,
     relationship_id,
-    summarize_many,
 )
 from .stages.quality import level_quality, partition_change
-from .stages.reports import Elements, build_context, report_budget, write_reports
 from .store import BuildLock, Store
 from .tokenizer import corpus_encoding
 from .work import (
@@ -90,8 +85,6 @@ from .work import (
     WorkCache,
     embedding_key,
     extraction_key,
-    report_key,
-    summary_key,
 )
 
 Progress = Callable[[str, int, int], None]
@@ -241,7 +234,7 @@ def extract(b: Build) -> None:
     options = recipe.extraction_options()
     keys = [extraction_key(b.model_info.key, c.text, prompt_digest, options) for c in b.chunks]
     todo = [c for c, k in zip(b.chunks, keys) if k not in cache]
-    if todo and recipe.uses_model_to_extract and not recipe.extractive:
+    if todo and recipe.uses_model_to_extract and not recipe.mode.verbatim_only:
         from .stages.extract import check_chunk_budgets
 
         check_chunk_budgets(b.model, b.prompts, todo, recipe.extract)
@@ -281,9 +274,7 @@ def summarize_elements(b: Build) -> None:
     rel_records = [x for r in b.extractions for x in r.relationships]
     merged = merge_entities(ent_records)
     merged_rels = merge_relationships(rel_records, merged)
-    extractive = b.recipe.extractive or b.recipe.method == "fast"  # records carry sentences
-    describe = _describe_extractively if extractive else _describe_with_model
-    texts = describe(b, merged, merged_rels)
+    texts = b.recipe.mode.describe(b, merged, merged_rels)
     max_count = max((r.count for r in merged_rels), default=1)
     b.relationships = [
         Relationship(
@@ -303,65 +294,15 @@ def summarize_elements(b: Build) -> None:
                texts[i][1])
         for i, e in enumerate(merged)
     ]
+    if not b.mentions:  # abstractive: extraction kept no sentences; find them by name
+        chunk_names: dict[str, list[str]] = {}
+        for e in b.entities:
+            for cid in e.chunk_ids:
+                chunk_names.setdefault(cid, []).append(e.name)
+        b.mentions = find_mentions(b.sentences, chunk_names)
     names = {normalise(e.name): e.name for e in b.entities}
     b.claims = sorted({_claim(c, names) for r in b.extractions for c in r.claims},
                       key=lambda c: c.id)
-
-
-def _describe_extractively(
-    b: Build, entities: list[MergedEntity], relationships: list[MergedRelationship]
-) -> list[tuple[str, tuple[Source, ...]]]:
-    b.mentions = {e.name: e.sources for e in entities}
-    b.evidence = _read_evidence(b.chunks, b.mentions)
-    budget = b.settings.summary.max_output_chars
-    ev = b.evidence
-    out = [describe_entity(e.name, [ev[s] for s in e.sources], budget) for e in entities]
-    out += [describe_relationship([ev[s] for s in r.sources], budget) for r in relationships]
-    b.progress("summarize", 1, 1)
-    return out
-
-
-def _read_evidence(chunks: list[Chunk], mentions: dict[str, tuple[Source, ...]]
-                   ) -> dict[Source, Evidence]:
-    """Each sentence that names an entity, as evidence: its text, its place in reading
-    order and the entities it names."""
-    position = {c.id: i for i, c in enumerate(chunks)}
-    text = {c.id: c.text for c in chunks}
-    named: dict[Source, list[str]] = {}
-    for name, sources in mentions.items():
-        for s in sources:
-            named.setdefault(s, []).append(name)
-    return {
-        s: Evidence(s, squash(text[s.chunk_id][s.start : s.end]),
-                    (position[s.chunk_id], s.start), tuple(names))
-        for s, names in named.items()
-    }
-
-
-def _describe_with_model(
-    b: Build, entities: list[MergedEntity], relationships: list[MergedRelationship]
-) -> list[tuple[str, tuple[Source, ...]]]:
-    s = b.settings.summary
-    cache = b.cache("summaries", "text")
-    prompt_digest = b.prompts.digest("summarize_descriptions")
-    jobs = [(e.name, e.descriptions) for e in entities] + [
-        (f"{r.source}, {r.target}", r.descriptions) for r in relationships
-    ]
-    keys = [summary_key(b.model_info.key, name, d, prompt_digest, asdict(s)) for name, d in jobs]
-    todo = [i for i, (job, key) in enumerate(zip(jobs, keys)) if len(job[1]) > 1 and key not in cache]
-    step = max(1, b.model.parallel) if todo else 1
-    for start in range(0, len(todo), step):  # saved as each group completes
-        group = todo[start : start + step]
-        texts = summarize_many(b.model, b.prompts, [jobs[i] for i in group],
-                               max_input_tokens=s.max_input_tokens,
-                               max_output_chars=s.max_output_chars)
-        for i, text in zip(group, texts):
-            cache.put(keys[i], text)
-        b.log_calls("summarize")
-        b.progress("summarize", start + len(group), len(todo))
-    b.progress("summarize", len(todo), len(todo))
-    return [(cache.get(key), ()) if len(d) > 1 else (d[0] if d else "", ())
-            for (_, d), key in zip(jobs, keys)]
 
 
 def communities(b: Build) -> None:
@@ -394,7 +335,7 @@ def reports(b: Build) -> None:
     by_id = {c.id: c for c in b.clusters}
     todo = [c for c in b.clusters if len(c.members) >= s.min_community_size]
     b.counts["skipped_communities"] = len(b.clusters) - len(todo)
-    write = _extractive_reporter(b) if b.recipe.extractive else _model_reporter(b)
+    write = b.recipe.mode.reporter(b)
     done: dict[str, CommunityReport] = {}
     for level in sorted({c.level for c in todo}, reverse=True):  # a level's are independent
         clusters = sorted((c for c in todo if c.level == level), key=lambda c: c.id)
@@ -412,88 +353,6 @@ def reports(b: Build) -> None:
     for r in b.reports:
         if r.status != "ok":
             b.warnings.append(f"community {r.community_id} (level {r.level}): report failed: {r.error}")
-
-
-def _extractive_reporter(b: Build):
-    """Reports chosen from the documents' sentences (no model; cheap to redo)."""
-    s = b.settings.reports
-    evidence = b.evidence
-
-    def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
-        return {c.id: write_one(c, [by_id[k] for k in c.children], done) for c in clusters}
-
-    def write_one(cluster: Cluster, children: list[Cluster], done: dict) -> CommunityReport:
-        members = set(cluster.members)
-        inside = [r for r in b.relationships if r.source in members and r.target in members]
-        degree = Counter(n for r in inside for n in (r.source, r.target))
-        sentences = {
-            src: evidence[src] for name in cluster.members
-            for src in b.mentions.get(name, ()) if src in evidence
-        }
-        relating = {evidence[src].text for r in inside for src in r.sources if src in evidence}
-        kept = [
-            Evidence(e.source, e.text, e.order, tuple(n for n in e.names if n in members))
-            for e in sentences.values()
-        ]
-        ev = CommunityEvidence(cluster.members, dict(degree), kept, relating)
-        child_findings = [
-            (c.id, Evidence(f.sources[0], f.summary, (0, 0),
-                            tuple(n for n in evidence[f.sources[0]].names if n in members)))
-            for c in children if c.id in done and done[c.id].status == "ok"
-            for f in done[c.id].findings if f.sources and f.sources[0] in evidence
-        ]
-        key = content_id("extractive-report", json.dumps(asdict(s)), *cluster.members,
-                         *sorted(e.text for e in kept), *sorted(e.text for _, e in child_findings),
-                         length=24)
-        return extractive_report(cluster, ev, child_findings, key,
-                                 max_findings=s.max_findings, max_summary_chars=s.max_summary_chars)
-
-    return write
-
-
-def _model_reporter(b: Build):
-    """Reports written by the model from the packed context (the paper)."""
-    s = b.settings.reports
-    cache = b.cache("report_cache")
-    prompt_digest = b.prompts.digest("community_report")
-    elements = Elements(
-        entities={e.name: e for e in b.entities},
-        relationships=b.relationships,
-        claims_by_entity=_group_claims(b.claims),
-        degree={e.name: e.degree for e in b.entities},
-    )
-    budget: list[int] = []
-
-    def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
-        """A level's reports: cached ones reused, the rest written together."""
-        if not budget:
-            budget.append(report_budget(b.model, b.prompts, s.max_input_tokens, s.max_findings,
-                                        s.max_summary_chars, s.max_finding_chars))
-        out: dict[str, CommunityReport] = {}
-        todo = []
-        for cluster in clusters:
-            children = [by_id[c] for c in cluster.children]
-            context = build_context(cluster, children, done, elements, b.model.count_tokens,
-                                    budget[0])
-            key = report_key(b.model_info.key, context.text, prompt_digest, asdict(s))
-            cached = cache.get(key)
-            if cached is not None:
-                out[cluster.id] = _report_from_json(json.loads(cached), cluster, key, context)
-            else:
-                todo.append((cluster, context, key))
-        step = max(1, b.model.parallel)
-        for start in range(0, len(todo), step):  # saved as each group completes
-            group = todo[start : start + step]
-            for report in write_reports(
-                b.model, b.prompts, group, max_findings=s.max_findings,
-                max_summary_chars=s.max_summary_chars, max_finding_chars=s.max_finding_chars,
-            ):
-                cache.put(report.key, json.dumps(_report_json(report)))
-                out[report.id] = report
-            b.log_calls("reports")
-        return out
-
-    return write
 
 
 def embed(b: Build) -> None:
@@ -537,7 +396,7 @@ def check(b: Build) -> None:
     them must be verbatim with a source, findings unrepeated: a breach is a bug."""
     b.faithfulness = faithfulness.check(b.documents, b.chunks, b.entities, b.relationships,
                                         b.reports)
-    if b.recipe.extractive:
+    if b.recipe.mode.verbatim_only:
         for breach in faithfulness.breaches(b.faithfulness):
             b.warnings.append(f"BUG (please report): extractive index holds {breach}")
     b.progress("check", 1, 1)
@@ -549,13 +408,15 @@ def store(b: Build) -> None:
     tables: list[tuple[str, Callable[[], list[dict]]]] = [
         ("documents", lambda: [document_row(d) for d in b.documents]),
         ("chunks", lambda: [chunk_row(c) for c in b.chunks]),
-        ("sentences", lambda: [sentence_row(s) for s in b.sentences]),
+        ("sentences", lambda: [sentence_row(replace(s, entities=named.get((s.chunk_id, s.start), ())))
+                               for s in b.sentences]),
         ("entities", lambda: [entity_row(e) for e in b.entities]),
         ("relationships", lambda: [relationship_row(r) for r in b.relationships]),
         ("claims", lambda: [asdict(c) for c in b.claims]),
         ("communities", lambda: [community_row(c) for c in community_records(b)]),
         ("community_reports", lambda: [report_row(r) for r in b.reports]),
     ]
+    named = names_by_sentence(b.mentions)
     for i, (name, rows) in enumerate(tables, 1):
         b.store.write(name, rows(), b.embedder_dim, vectors=b.vectors.get(name))
         b.progress("store", i, len(tables))
@@ -653,30 +514,6 @@ def _claim(c: ClaimRecord, names: dict[str, str]) -> Claim:
         subject=subject, object=obj, type=c.type, status=c.status,
         description=c.description, source_text=c.source_text, start_date=c.start_date,
         end_date=c.end_date, chunk_id=c.chunk_id,
-    )
-
-
-def _group_claims(claims: list[Claim]) -> dict[str, list[Claim]]:
-    out: dict[str, list[Claim]] = {}
-    for c in claims:
-        out.setdefault(c.subject, []).append(c)
-    return out
-
-
-def _report_json(r: CommunityReport) -> dict:
-    d = asdict(r)
-    return {k: d[k] for k in ("status", "error", "title", "summary", "rating", "rating_explanation", "findings")}
-
-
-def _report_from_json(d: dict, cluster: Cluster, key: str, context) -> CommunityReport:
-    from .schema import Finding
-
-    return CommunityReport(
-        id=cluster.id, community_id=cluster.id, level=cluster.level, key=key,
-        status=d["status"], error=d["error"], title=d["title"], summary=d["summary"],
-        rating=d["rating"], rating_explanation=d["rating_explanation"],
-        findings=tuple(Finding(f["summary"], f["explanation"]) for f in d["findings"]),
-        context_tokens=context.tokens, substituted=context.substituted,
     )
 
 

@@ -11,36 +11,27 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .content import METHODS, content_mode
 from .embed import EMBEDDER_NAME, Embedder
 from .errors import ConfigError, IndexStateError, InputError
 from .llm import ChatModel, OnText
 from .prompts import Prompts
 from .schema import (
     Claim,
-    Source,
+    Entity,
     chunk_from_row,
     community_from_row,
     document_from_row,
     entity_from_row,
     relationship_from_row,
     report_from_row,
-    sentence_from_row,
 )
-from .search.basic_search import basic_search
-from .search.common import (
-    Citation,
-    IndexData,
-    Report,
-    SearchResult,
-    budget_for,
-    followup_text,
-)
-from .search.global_search import global_search, text_search
-from .search.local_search import local_search
+from .search.common import IndexData, Report, SearchResult
+from .search.evidence import SentenceIndex
 from .settings import Settings
 from .store import Store, describe_marker, running_build
-
-METHODS = ("global", "local", "basic", "ts")
 
 
 def open_index(index_dir: Path) -> tuple[Store, dict]:
@@ -89,14 +80,14 @@ def load_index_data(store: Store) -> IndexData:
         chunks={c.id: c for c in map(chunk_from_row, rows("chunks"))},
         reports=reports,
         communities=communities,
-        sentences=[sentence_from_row(r) for r in rows("sentences")],
         documents={d.id: d for d in (document_from_row(r) for r in store.read(
             "documents", [c for c in store.columns("documents") if c != "text"]))},
     )
 
 
 class Session:
-    """One open index and the models that answer over it."""
+    """One open index and the models that answer over it. The content mode is the one
+    the index was built with (its manifest), so answers quote or write as the build did."""
 
     def __init__(
         self,
@@ -105,11 +96,11 @@ class Session:
         prompts: Prompts,
         get_model: Callable[[], ChatModel],
         get_embedder: Callable[[], Embedder],
-        content: str = "abstractive",
+        content: str | None = None,
     ):
         self.index_dir = index_dir
-        self.content = content  # "extractive": answers quote the documents
         self.store, self.manifest = open_index(index_dir)
+        self.mode = content_mode(content or self.manifest.get("content") or "abstractive")
         built_with = self.manifest.get("embedder")
         if built_with != EMBEDDER_NAME:
             raise IndexStateError(
@@ -117,15 +108,25 @@ class Session:
                 f"are embedded with '{EMBEDDER_NAME}'; rebuild the index with "
                 "`graphrag-local build` (only the embeddings are recomputed)"
             )
+        if "entities" not in self.store.columns("sentences"):
+            raise IndexStateError(
+                f"the index at {index_dir} was built by an older graphrag-local (its sentences "
+                "do not record the entities they name); run the same `graphrag-local build` "
+                "again: finished extraction work is reused"
+            )
         self.settings = settings
         self.prompts = prompts
         self.data = load_index_data(self.store)
         self._get_model, self._get_embedder = get_model, get_embedder
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
-        self._tokens_by_level: dict[int, int] = {}
-        self._sentence_vectors = None  # (matrix, row of (chunk_id, start)), on first use
+        self._sentences: SentenceIndex | None = None
+        self._vectors: dict[str, np.ndarray] = {}
         self.load_seconds: dict[str, float] = {}  # one-time costs: model, embedder
+
+    @property
+    def content(self) -> str:
+        return self.mode.name
 
     @property
     def model(self) -> ChatModel:
@@ -147,11 +148,53 @@ class Session:
         if self._model is not None:
             self._model.close()
 
+    # -- what the search methods read --------------------------------------------------
+    def vector(self, text: str) -> np.ndarray:
+        """The embedding of `text` (a question), computed once per session."""
+        if text not in self._vectors:
+            self._vectors[text] = np.asarray(self.embedder.embed([text])[0], dtype=np.float32)
+        return self._vectors[text]
+
+    @property
+    def sentences(self) -> SentenceIndex:
+        """Every sentence with its vector and the entities it names, loaded on first use."""
+        if self._sentences is None:
+            rows, matrix = self.store.read_with_vectors(
+                "sentences", ["chunk_id", "start", "end", "entities"])
+            self._sentences = SentenceIndex(rows, matrix, self.data)
+        return self._sentences
+
+    def nearest(self, table: str, vector, k: int, columns: list[str]) -> list[dict]:
+        return self.store.nearest(table, vector, k, columns)
+
+    def entity_hits(self, vector, k: int) -> list[tuple[Entity, float]]:
+        found = self.store.nearest("entities", vector, k, ["name"])
+        return [(self.data.entities[r["name"]], r["similarity"]) for r in found
+                if r["name"] in self.data.entities]
+
+    def primer(self, vector) -> list[Report]:
+        """DRIFT's primer: the community reports nearest the question."""
+        by_id = {r.id: r for r in self.data.reports}
+        found = self.store.nearest("community_reports", vector,
+                                   self.settings.query.drift_top_reports * 2, ["id", "status"])
+        return [by_id[r["id"]] for r in found if r["id"] in by_id][
+            : self.settings.query.drift_top_reports]
+
+    def relevance_test(self, question: str):
+        """Dynamic community selection's test: None (the embedder's nearness) or the
+        model's YES/NO (`query.relevance_test`; "auto": the model for abstractive
+        presets, the embedder for extractive ones, whose YES/NO measures at chance)."""
+        from .search.selection import model_test
+
+        choice = self.settings.query.relevance_test
+        if choice == "auto":
+            choice = "embedding" if self.mode.verbatim_only else "model"
+        return model_test(self.model, self.prompts, question, self.data) if choice == "model" else None
+
     # -- levels ---------------------------------------------------------------------------
-    def resolve_level(self, level: str | int | None) -> int:
-        """A level number from "auto", a number, or None (the configured default).
-        "auto" is the most detailed level whose reports fit in `max_map_calls` map
-        contexts; the root level (0) when none does."""
+    def resolve_level(self, level: str | int | None) -> int | None:
+        """A level number, or None for "auto": dynamic community selection from the root
+        (the configured default when `level` is None)."""
         levels = self.data.levels
         if not levels:
             raise IndexStateError(
@@ -159,38 +202,14 @@ class Session:
                 "are all too small); use --method local or basic"
             )
         level = self.settings.query.level if level is None else str(level)
-        if level != "auto":
-            if not level.isdigit() or int(level) not in levels:
-                raise ConfigError(
-                    f"level {level!r} has no reports in this index; levels: "
-                    f"{', '.join(map(str, levels))} (or \"auto\")"
-                )
-            return int(level)
-        q = self.settings.query
-        if self.content == "extractive":  # the most detailed level whose findings the model can score
-            for lv in reversed(levels):
-                if self._level_statements(lv) <= q.map_max_statements:
-                    return lv
-            return levels[0]
-        empty = self.prompts.render("global_map", max_points=str(q.map_max_points), question="", data="")
-        budget = budget_for(self.model, empty, 600, q.context_tokens)
-        for lv in reversed(levels):
-            if self._level_tokens(lv) <= q.max_map_calls * budget:
-                return lv
-        return levels[0]
-
-    def _level_tokens(self, level: int) -> int:
-        """Tokens of a level's reports, counted once per session."""
-        if level not in self._tokens_by_level:
-            self._tokens_by_level[level] = sum(
-                self.model.count_tokens(r.full_content) + 4
-                for r in self.data.reports if r.level == level
+        if level == "auto":
+            return None
+        if not level.isdigit() or int(level) not in levels:
+            raise ConfigError(
+                f"level {level!r} has no reports in this index; levels: "
+                f"{', '.join(map(str, levels))} (or \"auto\")"
             )
-        return self._tokens_by_level[level]
-
-    def _level_statements(self, level: int) -> int:
-        return sum(len(r.findings) + len(r.record.summary_sources)
-                   for r in self.data.reports if r.level == level)
+        return int(level)
 
     # -- asking -------------------------------------------------------------------------
     def ask(
@@ -209,119 +228,12 @@ class Session:
         if method not in METHODS:
             raise ConfigError(f"unknown method '{method}'; use one of {', '.join(METHODS)}")
         loaded = dict(self.load_seconds)
-        result = self._ask(question, method, level, history or [], on_text, lead)
+        lead = self.settings.query.lead if lead is None else lead
+        result = self.mode.answer(self, method, question, level, history or [], on_text, lead)
         for what, seconds in self.load_seconds.items():
             if what not in loaded:  # loaded for this question: say so, it is not search time
                 result.timings[f"{what}_load_seconds"] = seconds
         return result
-
-    def _ask(self, question, method, level, history, on_text, lead) -> SearchResult:
-        q = self.settings.query
-        if self.content == "extractive":
-            return self._ask_extractive(question, method, level, history, on_text,
-                                        q.lead if lead is None else lead)
-        common = dict(settings=q, history=history, on_text=on_text)
-        started = time.perf_counter()
-        if method == "global":
-            lv = self.resolve_level(level)
-            return global_search(self.model, self.prompts, question, self.data, lv,
-                                 seed=self.settings.seed, **common)
-        if method == "ts":
-            return text_search(self.model, self.prompts, question, self.data,
-                               seed=self.settings.seed, **common)
-        vector = self.embedder.embed([followup_text(question, history)])[0]
-        if method == "local":
-            found = self.store.nearest("entities", vector, q.local_top_entities, ["name"])
-            hits = [(self.data.entities[r["name"]], r["similarity"]) for r in found
-                    if r["name"] in self.data.entities]
-            return local_search(self.model, self.prompts, question, self.data, hits,
-                                started=started, **common)
-        found = self.store.nearest("chunks", vector, q.basic_top_chunks, ["id"])
-        hits = [(self.data.chunks[r["id"]], r["similarity"]) for r in found
-                if r["id"] in self.data.chunks]
-        return basic_search(self.model, self.prompts, question, self.data, hits,
-                            started=started, **common)
-
-
-    def _ask_extractive(self, question: str, method: str, level, history, on_text,
-                        lead: bool) -> SearchResult:
-        """Answers made of sentences of the documents (see `search/extractive.py`)."""
-        from .search import extractive as ex
-
-        q = self.settings.query
-        started = time.perf_counter()
-        vector = self.embedder.embed([followup_text(question, history)])[0]
-        similarity = self._similarity(vector)
-        common = dict(prompts=self.prompts, settings=q, lead=lead, on_text=on_text,
-                      started=started)
-        if method == "basic":
-            found = self.store.nearest("sentences", vector, q.basic_top_sentences,
-                                       ["chunk_id", "start", "end"])
-            hits = [(Source(r["chunk_id"], r["start"], r["end"]), r["similarity"]) for r in found
-                    if r["chunk_id"] in self.data.chunks]
-            model = self.model if lead else None
-            return ex.answer("basic", question, ex.basic_quotes(hits, self.data), self.data,
-                             model=model, **common)
-        if method == "local":
-            found = self.store.nearest("entities", vector, q.local_top_entities, ["name"])
-            names = [r["name"] for r in found if r["name"] in self.data.entities]
-            quotes = ex.local_quotes(names, self.data, similarity)
-            cites = [Citation("entity", f"E{i}", self.data.entities[n].id, n,
-                              self.data.entities[n].type) for i, n in enumerate(names, 1)]
-            result = ex.answer("local", question, quotes, self.data,
-                               model=self.model if lead else None, **common)
-            result.citations += cites
-            return result
-        if method == "global":
-            lv = self.resolve_level(level)
-            before = len(self.model.calls)
-            quotes, cites, scored = ex.global_quotes(self.model, self.prompts, question,
-                                                     self.data, lv, similarity, q, history)
-            result = ex.answer("global", question, quotes, self.data, model=self.model,
-                               extra_citations=cites, level=lv, **common)
-            result.map_calls = 1 if scored else 0
-            result.context_tokens = scored
-            result.calls = list(self.model.calls[before:])
-            return result
-        # ts: the model scores the source sentences nearest the question
-        found = self.store.nearest("sentences", vector, q.map_max_statements,
-                                   ["chunk_id", "start", "end"])
-        sources = [Source(r["chunk_id"], r["start"], r["end"]) for r in found
-                   if r["chunk_id"] in self.data.chunks]
-        texts = [ex.sentence_quote(self.data, s, 0).text for s in sources]
-        asks = [self.prompts.render("global_map_score", question=question, statement=t).rstrip()
-                for t in texts]
-        before = len(self.model.calls)
-        picks = self.model.choose(asks, ex.SCORES, purpose="map") if asks else []
-        near = {s: r["similarity"] for s, r in zip(sources, found)}
-        scored = list(zip(sources, picks))
-        if sum(p > 0 for _, p in scored) >= q.quote_count:
-            scored = [(s, p) for s, p in scored if p > 0]
-        scored.sort(key=lambda x: -(near[x[0]] + q.map_score_weight * x[1] / 100))
-        quotes = [ex.sentence_quote(self.data, s, float(p)) for s, p in scored]
-        result = ex.answer("ts", question, quotes, self.data, model=self.model, **common)
-        result.calls = list(self.model.calls[before:])
-        result.map_calls = 1 if asks else 0
-        result.context_tokens = sum(self.model.count_tokens(t) for t in texts)
-        return result
-
-    def _similarity(self, vector: list[float]):
-        """Cosine nearness of sentences (by source) to `vector`, from the index's vectors."""
-        import numpy as np
-
-        if self._sentence_vectors is None:
-            rows, matrix = self.store.read_with_vectors("sentences", ["chunk_id", "start"])
-            self._sentence_vectors = (matrix, {(r["chunk_id"], r["start"]): i
-                                               for i, r in enumerate(rows)})
-        matrix, row = self._sentence_vectors
-        q = np.asarray(vector, dtype=np.float32)
-
-        def near(sources: list[Source]) -> list[float]:
-            idx = [row.get((s.chunk_id, s.start), -1) for s in sources]
-            sims = matrix @ q if len(matrix) else np.zeros(0)
-            return [float(sims[i]) if i >= 0 else 0.0 for i in idx]
-
-        return near
 
 
 def result_dict(result: SearchResult, model_name: str = "") -> dict[str, Any]:

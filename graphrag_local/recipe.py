@@ -10,66 +10,55 @@ method, the content mode, and the options each stage receives. The pipeline, `bu
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
+from .content import ContentMode, content_mode, fast_extract
 from .llm import ChatModel
 from .presets import Preset
 from .prompts import Prompts
 from .schema import Chunk, ChunkExtraction, Sentence
 from .settings import Settings
-from .stages.classify import ClassifyOptions, classify_chunk
-from .stages.extract import ExtractOptions, extract_chunk
-from .stages.mentions import fast_extraction
-
-ABSTRACTIVE_EXTRACT_PROMPTS = (
-    "extract_entities", "glean_check", "glean_continue", "extract_relationships", "extract_claims",
-)
-EXTRACTIVE_EXTRACT_PROMPTS = ("type_entities", "glean_check_spans")
+from .stages.classify import ClassifyOptions
+from .stages.extract import ExtractOptions
 
 
 @dataclass(frozen=True)
 class Recipe:
     method: str
-    content: str
+    mode: ContentMode
     extract: ExtractOptions
     classify: ClassifyOptions
+
+    @property
+    def content(self) -> str:
+        return self.mode.name
 
     @property
     def uses_model_to_extract(self) -> bool:
         return self.method == "standard"
 
     @property
-    def extractive(self) -> bool:
-        return self.content == "extractive"
-
-    @property
     def extract_prompts(self) -> tuple[str, ...]:
-        if self.method == "fast":
-            return ()
-        return EXTRACTIVE_EXTRACT_PROMPTS if self.extractive else ABSTRACTIVE_EXTRACT_PROMPTS
+        return () if self.method == "fast" else self.mode.extract_prompts
 
     def extraction_options(self) -> dict:
         """What an extraction depends on besides the chunk, model and prompts (its key)."""
         if self.method == "fast":
             return {"method": "fast", "entity_types": list(self.extract.entity_types)}
-        if self.extractive:
-            return {"method": "standard", "content": "extractive", **asdict(self.classify)}
-        return {"method": "standard", "content": "abstractive", **asdict(self.extract)}
+        return self.mode.extraction_options(self)
 
     def extract_chunk(self, model: ChatModel | None, prompts: Prompts, chunk: Chunk,
                       sentences: list[Sentence], key: str) -> ChunkExtraction:
         if self.method == "fast":
-            return fast_extraction(chunk, sentences, self.extract.entity_types, key)
-        if self.extractive:
-            return classify_chunk(model, prompts, chunk, sentences, self.classify, key)
-        return extract_chunk(model, prompts, chunk, self.extract, key)
+            return fast_extract(self, chunk, sentences, key)
+        return self.mode.extract_chunk(self, model, prompts, chunk, sentences, key)
 
 
 def make_recipe(settings: Settings, preset: Preset) -> Recipe:
     e = settings.extract
     return Recipe(
         method=settings.method,
-        content=settings.content or preset.content,
+        mode=content_mode(settings.content or preset.content),
         extract=ExtractOptions(
             entity_types=e.entity_types, max_gleanings=e.max_gleanings,
             max_entities=e.max_entities, max_relationships=e.max_relationships,

@@ -95,6 +95,7 @@ class Sentence:
     start: int
     end: int
     text: str
+    entities: tuple[str, ...] = ()  # the entities it names (set once the graph is built)
 
 
 @dataclass(frozen=True)
@@ -257,7 +258,7 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
         "sentences": pa.schema(
             [
                 ("id", _s()), ("chunk_id", _s()), ("start", pa.int32()), ("end", pa.int32()),
-                ("text", _s()), ("vector", _vec(dim)),
+                ("text", _s()), ("entities", strs), ("vector", _vec(dim)),
             ]
         ),
         "entities": pa.schema(
@@ -362,7 +363,8 @@ def sentence_row(s: Sentence) -> dict:
 
 
 def sentence_from_row(r: dict) -> Sentence:
-    return Sentence(r["id"], r["chunk_id"], r["start"], r["end"], r["text"])
+    return Sentence(r["id"], r["chunk_id"], r["start"], r["end"], r.get("text", ""),
+                    tuple(r.get("entities") or ()))
 
 
 def entity_row(e: Entity) -> dict:

@@ -93,8 +93,34 @@ def words(text: str) -> frozenset[str]:
 
 
 def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
-    """Two statements that say the same (their word sets overlap by `threshold` or more)."""
+    """Statement `a` adds nothing to `b`, already chosen: their word sets overlap by
+    `threshold` or more, or `a` (four words or more) is all but contained in `b` ("Voss is
+    the mayor." after "Voss is the mayor and leads the council."; not the other way
+    round: the longer one says more)."""
     wa, wb = words(a), words(b)
     if not wa or not wb:
         return wa == wb
-    return len(wa & wb) / len(wa | wb) >= threshold
+    shared = len(wa & wb)
+    return shared / len(wa | wb) >= threshold or (len(wa) >= 4 and shared / len(wa) >= 0.9)
+
+
+_OPENING_QUOTES = "'\"‘“«„"
+
+
+def standalone(text: str, long: int = 45) -> float:
+    """How well a sentence stands alone as a statement about its subject, 0 to 1: a
+    question, a quoted utterance (dialogue speaks for a character, not for the text) and
+    a fragment of a few words stand less well than a plain statement of 8 to `long`
+    words."""
+    text = text.strip()
+    n = len(text.split())
+    score = 1.0
+    if text.rstrip("'\"’”»)").endswith("?"):
+        score -= 0.5
+    if text[:1] in _OPENING_QUOTES or re.search(r"[.!?,]['\"’”»]$", text):
+        score -= 0.4
+    if n < 8:
+        score -= 0.06 * (8 - n)
+    if n > long:
+        score -= min(0.6, (n - long) / 40)
+    return max(0.05, score)

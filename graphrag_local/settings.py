@@ -80,10 +80,16 @@ class EmbedSettings:
 class QuerySettings:
     """Question answering. Not part of the build: changing these never redoes build work."""
 
-    level: str = "auto"  # community level for global search: "auto" or a number (0 = root)
+    # community level for global search: a number (0 = root), or "auto": dynamic community
+    # selection, from the root down into the relevant communities
+    level: str = "auto"
+    selection_tests: int = 32  # dynamic selection: relevance tests at most
+    # dynamic selection's test: "embedding" (nearness), "model" (YES/NO under a grammar), or
+    # "auto": the model for abstractive presets, the embedder for extractive ones (the
+    # embedded models' YES/NO measures at chance: `graphrag-local eval relevance`)
+    relevance_test: str = "auto"
     context_tokens: int = 0  # per LLM call; 0: whatever the model's n_ctx leaves
     answer_max_tokens: int = 400
-    max_map_calls: int = 4  # "auto" picks the most detailed level that fits in this many
     map_max_points: int = 4
     map_point_chars: int = 240
     local_top_entities: int = 8
@@ -92,11 +98,19 @@ class QuerySettings:
     basic_top_chunks: int = 8
     history_turns: int = 2  # chat turns carried into a follow-up question
     # extractive answers (content = "extractive"): sentences of the documents, quoted
-    quote_count: int = 5  # sentences an answer quotes
+    quote_count: int = 5  # sentences a basic or local answer quotes
     basic_top_sentences: int = 24  # basic: the nearest sentences considered
-    map_max_statements: int = 48  # global/ts: statements the model scores (nearest first)
-    map_score_weight: float = 0.2  # global/ts: the model's 0-100 score against nearness (0-1)
+    themes: int = 8  # global and ts: themes (communities, documents) an answer lists at most
+    theme_quotes: int = 2  # global and ts: sentences under each theme at most
+    answer_words: int = 320  # global and ts: an answer's words at most, headings included
     lead: bool = False  # a lead sentence in the model's own words, marked as such
+    # DRIFT: a primer over the reports nearest the question, then local follow-ups
+    drift_top_reports: int = 5  # the primer's reports
+    drift_followups: int = 2  # follow-ups per primer report (per reply, abstractive)
+    drift_depth: int = 2  # rounds of follow-ups
+    drift_sentences: int = 4  # extractive: sentences each follow-up brings
+    drift_quotes: int = 6  # extractive: sentences the answer quotes
+    drift_max_followups: int = 6  # abstractive: follow-up questions searched per round
 
 
 @dataclass(frozen=True)
@@ -163,9 +177,14 @@ class Settings:
                 f"{where}: query.local_text_share and query.local_report_share must be >= 0 "
                 "and add up to at most 1"
             )
-        for name in ("answer_max_tokens", "max_map_calls", "map_max_points", "local_top_entities",
-                     "basic_top_chunks", "quote_count", "basic_top_sentences",
-                     "map_max_statements"):
+        if q.relevance_test not in ("auto", "embedding", "model"):
+            raise ConfigError(f"{where}: query.relevance_test must be \"auto\", \"embedding\" "
+                              f"or \"model\" (got {q.relevance_test!r})")
+        for name in ("answer_max_tokens", "map_max_points", "local_top_entities",
+                     "basic_top_chunks", "quote_count", "basic_top_sentences", "themes",
+                     "theme_quotes", "answer_words", "selection_tests", "drift_top_reports",
+                     "drift_followups", "drift_depth", "drift_sentences", "drift_quotes",
+                     "drift_max_followups"):
             if getattr(q, name) < 1:
                 raise ConfigError(f"{where}: query.{name} must be at least 1")
         return self

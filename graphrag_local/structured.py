@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
@@ -122,6 +122,18 @@ def map_model(refs: tuple[str, ...], max_points: int, point_chars: int) -> type[
         sources=(list[_enum(refs)], Field(min_length=1, max_length=min(3, len(refs)))),
     )
     return create_model("MapReply", points=(list[Point], Field(min_length=1, max_length=max_points)))
+
+
+def drift_model(max_followups: int, answer_chars: int) -> type[BaseModel]:
+    """An intermediate DRIFT answer: what the data says, how helpful (0-100), and up to
+    `max_followups` follow-up questions to search next."""
+    return create_model(
+        "DriftReply",
+        answer=(str, Field(min_length=1, max_length=answer_chars)),
+        score=(_enum(tuple(range(0, 101))), ...),
+        follow_ups=(list[Annotated[str, Field(min_length=3, max_length=160)]],
+                    Field(max_length=max_followups)),
+    )
 
 
 def schema_of(model: type[BaseModel]) -> dict:

@@ -146,7 +146,7 @@ def test_global_search_maps_reduces_and_cites_only_kept_points():
     reports = [_report(i) for i in range(1, 7)]
     model = FakeChatModel(n_ctx=1400, default=map_replies({"R1": 0, "R2": 80, "R3": 30, "R5": 55}))
     q = QuerySettings(context_tokens=120)
-    res = global_search(model, PROMPTS, "What happened?", _data(reports), 0, settings=q, seed=1)
+    res = global_search(model, PROMPTS, "What happened?", _level(_data(reports), 0), 0, settings=q, seed=1)
     purposes = [a["purpose"] for a in model.asked]
     assert purposes.count("map") == res.map_calls >= 2 and purposes[-1] == "reduce"
     reduce_prompt = model.asked[-1]["messages"][0]["content"]
@@ -162,7 +162,7 @@ def test_global_search_maps_reduces_and_cites_only_kept_points():
 def test_map_calls_share_their_prompt_prefix():
     reports = [_report(i) for i in range(1, 7)]
     model = FakeChatModel(n_ctx=1400, default=map_replies({"R2": 50}))
-    global_search(model, PROMPTS, "Q?", _data(reports), 0,
+    global_search(model, PROMPTS, "Q?", _level(_data(reports), 0), 0,
                   settings=QuerySettings(context_tokens=120), seed=1)
     maps = [a["messages"][0]["content"] for a in model.asked if a["purpose"] == "map"]
     prefix = maps[0].split("-Real data-")[0] + "-Real data-\nQuestion: Q?\nData:\n"
@@ -175,7 +175,7 @@ def test_map_calls_share_their_prompt_prefix():
 
 def test_all_zero_scores_say_nothing_relevant_without_a_reduce_call():
     model = FakeChatModel(default=map_replies({"R1": 0, "R2": 0}))
-    res = global_search(model, PROMPTS, "Unrelated?", _data([_report(1), _report(2)]), 0,
+    res = global_search(model, PROMPTS, "Unrelated?", _level(_data([_report(1), _report(2)]), 0), 0,
                         settings=QuerySettings(), seed=1)
     assert res.no_answer and "nothing relevant" in res.answer
     assert [a["purpose"] for a in model.asked] == ["map"] and res.citations == []
@@ -183,18 +183,22 @@ def test_all_zero_scores_say_nothing_relevant_without_a_reduce_call():
 
 def test_malformed_map_reply_is_retried_then_skipped():
     model = FakeChatModel(replies=["not json", "{\"points\": 3}"])
-    res = global_search(model, PROMPTS, "Q?", _data([_report(1)]), 0,
+    res = global_search(model, PROMPTS, "Q?", _level(_data([_report(1)]), 0), 0,
                         settings=QuerySettings(), seed=1)
     assert res.failed_calls == 1 and res.no_answer and "malformed" in res.answer
     assert "scored 0" not in res.answer
 
 
-def test_only_reports_of_the_chosen_level_are_mapped():
+def test_only_the_given_reports_are_mapped():
     reports = [_report(1, 0), _report(2, 1), _report(3, 1)]
     model = FakeChatModel(default=map_replies({"R2": 10, "R3": 10}))
-    res = global_search(model, PROMPTS, "Q?", _data(reports), 1, settings=QuerySettings(), seed=1)
+    res = global_search(model, PROMPTS, "Q?", _level(_data(reports), 1), 1, settings=QuerySettings(), seed=1)
     data = model.asked[0]["messages"][0]["content"]
     assert "[R1]" not in data and "[R2]" in data and res.level == 1
+
+
+def _level(data, level):
+    return [r for r in data.reports if r.level == level]
 
 
 # --- local and basic context ------------------------------------------------------------------
@@ -250,6 +254,10 @@ def cite_first(messages, grammar, purpose):
     if purpose == "map":
         first = re.search(r"\[([RS]\d+)\]", messages[0]["content"].split("-Real data-")[1]).group(1)
         return json.dumps({"points": [{"description": "d", "score": 50, "sources": [first]}]})
+    if purpose.startswith("drift"):
+        follow = ["Who leads the Aldren Water Trust?"] if purpose == "drift_primer" else []
+        return json.dumps({"answer": "The Trust protects the river.", "score": 60,
+                           "follow_ups": follow})
     return "An answer [S1]."
 
 
@@ -263,12 +271,15 @@ def test_every_method_answers_with_citations_that_exist_in_the_index(fake_index)
     data = load_index_data(Store(fake_index))
     ids = {"report": {r.id for r in data.reports}, "entity": {e.id for e in data.entities.values()},
            "chunk": set(data.chunks)}
-    for method in ("global", "local", "basic", "ts"):
+    for method in ("global", "local", "basic", "ts", "drift"):
         res = s.ask("Who runs the Aldren Water Trust?", method=method)
         assert res.answer and res.citations, method
         assert all(c.id in ids[c.kind] for c in res.citations), method
         d = json.loads(json.dumps(result_dict(res, "fake")))
         assert d["method"] == method and d["llm_calls"] == len(res.calls) >= 1
+    drift = [c.purpose for c in res.calls]  # primer, one follow-up (a local search), reduce
+    assert drift[0] == "drift_primer" and "drift_followup" in drift and drift[-1] == "reduce"
+    assert "The Trust protects the river." in res.context[-1]
 
 
 def test_session_errors_are_clear(fake_index, tmp_path):
@@ -298,14 +309,11 @@ def test_unfinished_index_and_other_embedder_are_refused(fake_index, tmp_path):
         session(copy)
 
 
-def test_auto_level_picks_the_most_detailed_level_that_fits():
-    model = FakeChatModel(n_ctx=2000)
+def test_auto_level_is_dynamic_selection_and_a_number_must_have_reports():
     reports = [_report(1, 0, 20)] + [_report(i, 1, 600) for i in range(2, 12)]
     s = object.__new__(Session)
-    s.data, s.settings, s.prompts, s._model, s.index_dir, s._tokens_by_level = (
-        _data(reports), Settings(), PROMPTS, model, Path("x"), {})
-    s.content = "abstractive"
-    assert s.resolve_level("auto") == 0  # level 1 needs more than max_map_calls contexts
-    s.settings = Settings(query=QuerySettings(max_map_calls=50))
-    assert s.resolve_level("auto") == 1
-    assert s.resolve_level("0") == 0
+    s.data, s.settings, s.index_dir = _data(reports), Settings(), Path("x")
+    assert s.resolve_level("auto") is None  # dynamic community selection from the root
+    assert s.resolve_level("0") == 0 and s.resolve_level(1) == 1
+    with pytest.raises(ConfigError, match="levels: 0, 1"):
+        s.resolve_level("3")

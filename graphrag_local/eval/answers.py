@@ -30,11 +30,11 @@ def parse_conditions(text: str, levels: list[int]) -> list[tuple[str, str, str |
                 raise ConfigError(f"condition {raw}: the index has no reports at level {name[1:]} "
                                   f"(levels: {', '.join(map(str, levels)) or 'none'})")
             out.append((name.upper(), "global", name[1:]))
-        elif name in ("global", "local", "basic", "ts"):
+        elif name in ("global", "local", "basic", "ts", "drift"):
             out.append((name, name, None))
         else:
             raise ConfigError(f"unknown condition '{raw}'; use C0, C1, ..., global, local, basic "
-                              "(or SS) and ts")
+                              "(or SS), ts and drift")
     if len({c[0] for c in out}) != len(out) or not out:
         raise ConfigError(f"conditions must be distinct and non-empty (got '{text}')")
     return out

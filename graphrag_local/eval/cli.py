@@ -162,6 +162,78 @@ def eval_facts(
                       f"{escape(', '.join(a['gold']))})")
 
 
+@eval_app.command("coverage")
+@user_errors
+def eval_coverage(
+    questions_file: Path = typer.Argument(..., help="JSONL, or CSV with a question/question_text column."),
+    index: Path = IndexOpt,
+    conditions: str = typer.Option("global,drift,ts,basic,local", "--conditions",
+                                   help="Comma list: C0, C1, ..., global, drift, ts, basic, local."),
+    limit: int = typer.Option(0, "--limit", help="Only the first N questions."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write coverage.json here."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Judge-free comprehensiveness and diversity: documents cited, communities covered,
+    entities named, redundancy, words and seconds, per condition."""
+    from . import commands
+
+    with ProgressBars(quiet=as_json) as bar:
+        r = commands.coverage(questions_file, index, conditions=conditions, limit=limit,
+                              out=out_dir, model=model, config=config, command=command_line(),
+                              progress=lambda d, t: bar("answers", d, t))
+    if as_json:
+        print(json.dumps(r, indent=2, ensure_ascii=False))
+        return
+    out.print(coverage_table(r))
+
+
+def coverage_table(r: dict) -> Table:
+    t = Table(title=f"coverage: {Path(r['questions_file']).name} on {r['index']} "
+              f"({r['documents']} documents, {r['root_communities']} root communities)")
+    for col in ("condition", "questions", "documents cited", "communities covered",
+                "entities named", "redundancy", "words (max)", "seconds", "LLM calls"):
+        t.add_column(col)
+    for c in r["conditions"]:
+        t.add_row(c["condition"], str(c["questions"]),
+                  f"{c['documents_cited']} ({c['documents_share']:.0%})",
+                  f"{c['communities_covered']} ({c['communities_share']:.0%})",
+                  str(c["entities_named"]),
+                  "-" if c["redundancy"] is None else f"{c['redundancy']:.2f}",
+                  f"{c['words']:.0f} ({c['max_words']})", f"{c['seconds']:.1f}", str(c["llm_calls"]))
+    return t
+
+
+@eval_app.command("relevance")
+@user_errors
+def eval_relevance(
+    facts_files: list[Path] = typer.Argument(..., help="JSONL with question and answers (gold), e.g. samples/facts.jsonl."),
+    index: Path = IndexOpt,
+    level: int = typer.Option(0, "--level", help="The communities of this level are tested."),
+    no_model: bool = typer.Option(False, "--no-model", help="Only the embedding and graph tests."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write relevance.json here."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """AUC of the community relevance tests (the model's YES/NO, the embedder, the graph)
+    on (question, community) pairs labelled by gold answers."""
+    from . import commands
+
+    with ProgressBars(quiet=as_json) as bar:
+        r = commands.relevance(facts_files, index, level=level, with_model=not no_model,
+                               out=out_dir, model=model, config=config, command=command_line(),
+                               progress=lambda d, t: bar("pairs", d, t))
+    if as_json:
+        print(json.dumps(r, indent=2))
+        return
+    out.print(f"{r['pairs']} (question, community) pairs at level {r['level']}, "
+              f"{r['relevant']} relevant: AUC " + ", ".join(
+                  f"{k} {v if v is not None else '-'}" for k, v in r["auc"].items())
+              + (f" ({r['model']} says YES to {r['model_says_yes']:.0%})" if "model" in r else ""))
+
+
 @eval_app.command("faithfulness")
 @user_errors
 def eval_faithfulness(
@@ -217,6 +289,48 @@ def eval_chunking(
         out.print(f"chunk size {row['chunk_size']:>5}  gleanings {row['gleanings']}  "
                   f"entity references {row['entity_references']}")
     out.print(f"written to {r['out']}" + (f"; figure {r['png']}" if r["png"] else ""))
+
+
+@eval_app.command("reference")
+@user_errors
+def eval_reference(
+    index: Path = typer.Argument(..., help="Our index of the text."),
+    reference_dir: Path = typer.Option(..., "--reference", help="A microsoft/graphrag output folder of the same text (parquet)."),
+    question: str = typer.Option("", "--question", "-q", help="Also ask this and say which reference communities the answer names."),
+    method: str = typer.Option("global", "--method", help="The search method for --question."),
+    top: int = typer.Option(10, "--top", help="The reference's N largest level-0 communities."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write reference.json here."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Our report summaries (and an answer's themes) against another GraphRAG index of the
+    same text: how many of its largest communities' key entities ours name."""
+    from . import commands
+
+    r = commands.reference(index, reference_dir, question=question, method=method, top=top,
+                           out=out_dir, model=model, config=config, command=command_line())
+    if as_json:
+        print(json.dumps(r, indent=2, ensure_ascii=False))
+        return
+    s = r["summaries"]
+    t = Table(title=f"level-0 summaries against {reference_dir.name}: key entities named "
+              f"{s['named']}/{s['wanted']}, mean recall {s['mean_recall']}")
+    for col in ("reference community", "size", "key entities of its summary", "our match", "named"):
+        t.add_column(col)
+    for c in s["communities"]:
+        t.add_row(escape(c["title"][:60]), str(c["size"]), escape(", ".join(c["key_entities"])),
+                  f"{c['ours'][:8]} ({c['overlap']:.2f})", escape(", ".join(c["named"])))
+    out.print(t)
+    if "answer" in r:
+        a = r["answer"]
+        out.print(a["text"])
+        out.print(f"\n[bold]{a['named']} of {a['of']}[/] largest reference communities named; "
+                  f"{len(a['documents_cited'])} documents cited; {a['words']} words")
+        for c in a["communities"]:
+            mark = "[green]named[/]" if c["named_by"] else "[red]not named[/]"
+            out.print(f"{mark} {escape(c['title'])} (key: {escape(', '.join(c['key_entities']))})"
+                      + (f" by {escape(', '.join(c['named_by']))}" if c["named_by"] else ""))
 
 
 @eval_app.command("report")

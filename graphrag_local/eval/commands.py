@@ -164,8 +164,8 @@ def extraction(
             chat.close()
     row = {"model": info.preset.name, "method": recipe.method, "content": recipe.content,
            "offset": offset,
-           "names": recipe.extract.names if not recipe.extractive else "spans",
-           "gleanings": recipe.classify.max_gleanings if recipe.extractive else recipe.extract.max_gleanings,
+           "names": "spans" if recipe.mode.verbatim_only else recipe.extract.names,
+           "gleanings": (recipe.classify if recipe.mode.verbatim_only else recipe.extract).max_gleanings,
            "grounding": grounding, **row}
     if out:
         _write_meta(out, title=f"Extraction: {info.preset.name} ({recipe.method}, {recipe.content}), "
@@ -266,3 +266,94 @@ def chunking(
     (out / "chunking.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
     png = figure(rows, out / "chunking.png")
     return {"rows": rows, "png": str(png) if png else "", "out": str(out)}
+
+
+@writes_private
+def reference(
+    index: Path, reference_dir: Path, *, question: str = "", method: str = "global",
+    top: int = 10, out: Path | None = None, model: str | None = None,
+    config: Path | None = None, command: str = "",
+) -> dict:
+    """Our level-0 report summaries against a microsoft/graphrag index of the same text
+    (see `reference.py`), and, with `question`, which of its largest communities our
+    answer names."""
+    from ..query import load_index_data, open_index
+    from .reference import load_reference, summary_recall, themes_named
+
+    ref = load_reference(reference_dir)
+    store, _manifest = open_index(index)
+    data = load_index_data(store)
+    level0 = [c for c in data.communities if c.level == 0]
+    summaries = {r.id: r.summary for r in data.reports}
+    result: dict[str, Any] = {
+        "index": str(index), "reference": str(reference_dir), "top": top,
+        "summaries": summary_recall(ref, [(c.id, c.entities) for c in level0], summaries, top),
+    }
+    if question:
+        session = api.open_session(index, config=config, model=model)
+        try:
+            answer = session.ask(question, method=method)
+        finally:
+            session.close()
+        documents = {data.chunks[c.id].document_id for c in answer.citations
+                     if c.kind == "chunk" and c.cited and c.id in data.chunks}
+        result["answer"] = {"question": question, "method": method, "text": answer.answer,
+                            "documents_cited": sorted(data.documents[d].path for d in documents),
+                            "words": len(answer.answer.split()),
+                            **themes_named(ref, answer.answer, top)}
+    if out:
+        _write_meta(out, title=f"Reference: {index} against {reference_dir.name}",
+                    command=command, index=str(index))
+        (out / "reference.json").write_text(json.dumps(result, indent=2, ensure_ascii=False),
+                                            encoding="utf-8")
+    return result
+
+
+@writes_private
+def coverage(
+    questions_file: Path, index: Path, *, conditions: str = "global,drift,ts,basic,local",
+    limit: int = 0, out: Path | None = None, model: str | None = None,
+    config: Path | None = None, command: str = "", progress=lambda done, total: None,
+) -> dict:
+    """Judge-free comprehensiveness and diversity per condition (see `coverage.py`)."""
+    from .coverage import score_coverage
+
+    questions = load_questions(questions_file)[: limit or None]
+    session = api.open_session(index, config=config, model=model)
+    try:
+        parsed = parse_conditions(conditions, session.data.levels)
+        result = score_coverage(session, questions, parsed, progress)
+        content = session.content
+    finally:
+        session.close()
+    result = {"questions_file": str(questions_file), "index": str(index), "content": content,
+              **result}
+    if out:
+        _write_meta(out, title=f"Coverage: {questions_file.name} on {index}", command=command,
+                    index=str(index))
+        (out / "coverage.json").write_text(json.dumps(result, indent=2, ensure_ascii=False),
+                                           encoding="utf-8")
+    return result
+
+
+@writes_private
+def relevance(
+    facts_files: list[Path], index: Path, *, level: int = 0, with_model: bool = True,
+    out: Path | None = None, model: str | None = None, config: Path | None = None,
+    command: str = "", progress=lambda done, total: None,
+) -> dict:
+    """AUC of dynamic community selection's relevance tests (see `relevance.py`)."""
+    from .facts import load_facts
+    from .relevance import measure
+
+    facts = [f for path in facts_files for f in load_facts(path)]
+    session = api.open_session(index, config=config, model=model)
+    try:
+        result = measure(session, facts, level, with_model, progress)
+    finally:
+        session.close()
+    result = {"facts": [str(p) for p in facts_files], "index": str(index), **result}
+    if out:
+        _write_meta(out, title=f"Relevance tests on {index}", command=command, index=str(index))
+        (out / "relevance.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return result

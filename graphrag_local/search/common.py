@@ -19,7 +19,6 @@ from ..schema import (
     Entity,
     Finding,
     Relationship,
-    Sentence,
 )
 from ..settings import QuerySettings
 
@@ -233,7 +232,6 @@ class IndexData:
     chunks: dict[str, Chunk]  # by id
     reports: list[Report]  # ok reports, sorted by (level, id)
     communities: list[Community]
-    sentences: list[Sentence] = field(default_factory=list)
     documents: dict[str, Document] = field(default_factory=dict)  # by id, text left out
 
     def __post_init__(self) -> None:

@@ -1,39 +1,43 @@
 """Extractive answers: the answer is the evidence, quoted. For the tiny presets (content
-= "extractive") no search method lets the model write the answer; it is a short list of
-sentences of the documents, each with its source, chosen for the question:
+= "extractive") no search method lets the model write the answer; every line is a
+sentence of the documents with its source:
 
-- basic: the sentences nearest the question (embeddings), the paper's SS baseline made
-  extractive;
-- local: the sentences that describe and relate the entities nearest the question,
-  ranked by their nearness to it;
-- global: the paper's map step over the community reports of one level, one finding at
-  a time: the model scores each finding 0-100 for helpfulness (a choice among those
-  numbers); findings scored 0 are dropped (unless that would leave too few to answer),
-  the rest ranked by nearness to the question plus the score times
-  `query.map_score_weight`, and quoted, at most two per report before the others. The
-  weight is small by default because the tiny models' scores are near chance: measured
-  on samples/facts.jsonl, SmolLM2-135M's scores separate the statements that answer a
-  question from the others with an AUC of 0.49.
+- basic: the sentences nearest the question (the paper's SS baseline, made extractive);
+- local: the sentences that name the entities nearest the question, nearest first;
+- global: themes. The communities of a level (or those that dynamic community
+  selection reaches from the root) are ranked for relevance and coverage of the corpus
+  (`themes.py`); each chosen community is a heading, its report's title, with its one or
+  two most relevant, most central sentences beneath, cited;
+- ts: the same over the source texts: a document is a group;
+- drift: see `drift.py`.
 
-Optionally (`lead = true` under `[query]` in the config file) the model writes one
-short lead sentence first; it is marked as the model's own words, not the documents'."""
+The 135M model's relevance judgements measure at chance (0-100 helpfulness scores: AUC
+0.49 on samples/facts.jsonl; the YES/NO community test: see `eval relevance`), so
+ranking here is by the embedder and the graph, not by the model. Optionally (`lead =
+true` under `[query]`) the model writes one short lead sentence first, marked as its own
+words, not the documents'."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from ..llm import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Source
 from ..sentences import near_duplicate, squash
 from ..settings import QuerySettings
-from .common import Citation, IndexData, LoopGuard, SearchResult, followup_text
+from .common import Citation, IndexData, LoopGuard, SearchResult
+from .evidence import SentenceIndex
+from .themes import Group, Selection, Theme
 
 LEAD_MARK = "(model's own words, not from the documents)"
-SCORES = tuple(f" {n}\n" for n in range(101))
-Similarity = Callable[[list[Source]], list[float]]  # nearness of sentences to the question
+NOTHING = "The index holds nothing relevant to this question: no sentence of the documents was chosen."
+_MORE = re.compile(r"\s*\(\+\d+ more\)$")
 
 
 @dataclass(frozen=True)
@@ -41,27 +45,13 @@ class Quote:
     text: str  # a sentence of the documents, whitespace collapsed
     source: Source
     refs: tuple[str, ...]  # the citation refs it carries (chunk ref, and report ref)
-    score: float  # what ranked it (similarity, or the model's helpfulness score)
+    score: float  # what ranked it (similarity)
 
 
-def choose_quotes(quotes: list[Quote], count: int, per_group: int = 0,
-                  group: Callable[[Quote], str] = lambda q: "") -> list[Quote]:
-    """The first `count` quotes (already ranked), no two alike; with `per_group`, at most
-    that many from one group (a report) before the others had their turn."""
+def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
+    """The first `count` quotes (already ranked), no two alike."""
     chosen: list[Quote] = []
-    taken: dict[str, int] = {}
-    rest: list[Quote] = []
     for q in quotes:
-        if any(near_duplicate(q.text, c.text) for c in chosen):
-            continue
-        if per_group and taken.get(group(q), 0) >= per_group:
-            rest.append(q)
-            continue
-        taken[group(q)] = taken.get(group(q), 0) + 1
-        chosen.append(q)
-        if len(chosen) == count:
-            return chosen
-    for q in rest:
         if len(chosen) == count:
             break
         if not any(near_duplicate(q.text, c.text) for c in chosen):
@@ -73,6 +63,21 @@ def render(quotes: list[Quote], lead: str = "") -> str:
     lines = [f"{LEAD_MARK} {lead}", ""] if lead else []
     lines += [f"- {q.text} [{', '.join(q.refs)}]" for q in quotes]
     return "\n".join(lines)
+
+
+def heading(title: str) -> str:
+    """A theme's heading: its report's title without the "(+N more)" tail."""
+    return _MORE.sub("", title)
+
+
+def render_themes(themes: list[tuple[str, str, list[Quote]]], lead: str = "") -> str:
+    """(heading, its ref or "", quotes) per theme, as markdown."""
+    lines = [f"{LEAD_MARK} {lead}", ""] if lead else []
+    for title, ref, quotes in themes:
+        lines.append(f"**{title}**" + (f" [{ref}]" if ref else ""))
+        lines += [f"- {q.text} [{', '.join(q.refs)}]" for q in quotes]
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 def lead_sentence(model: ChatModel, prompts: Prompts, question: str, quotes: list[Quote],
@@ -95,46 +100,53 @@ def sentence_quote(data: IndexData, source: Source, score: float, extra: tuple[s
                  (*extra, data.chunk_ref[chunk.id]), score)
 
 
-def answer(
-    method: str,
-    question: str,
-    quotes: list[Quote],
-    data: IndexData,
-    *,
-    model: ChatModel | None,
-    prompts: Prompts,
-    settings: QuerySettings,
-    lead: bool,
-    on_text: OnText | None,
-    started: float,
-    extra_citations: list[Citation] = (),
-    level: int | None = None,
-) -> SearchResult:
-    """The result for ranked `quotes`: the best few, quoted with their sources."""
-    result = SearchResult(question=question, method=method, answer="", level=level)
+def row_quote(sentences: SentenceIndex, data: IndexData, row: int, score: float,
+              extra: tuple[str, ...] = ()) -> Quote:
+    return sentence_quote(data, sentences.sources[row], score, extra)
+
+
+@dataclass
+class Answering:
+    """What every extractive method needs besides its evidence."""
+
+    question: str
+    data: IndexData
+    prompts: Prompts
+    settings: QuerySettings
+    lead: bool
+    on_text: OnText | None
+    started: float
+    model: Callable[[], ChatModel]  # loaded only when the lead sentence is asked for
+
+
+def finish(method: str, a: Answering, quotes: list[Quote], *,
+           themes: list[tuple[str, str, list[Quote]]] | None = None,
+           extra_citations: list[Citation] = (), level: int | None = None) -> SearchResult:
+    """The result: the chosen quotes (as a list, or under theme headings), their sources."""
+    result = SearchResult(question=a.question, method=method, answer="", level=level)
+    model = a.model() if a.lead else None
     calls_before = len(model.calls) if model is not None else 0
-    chosen = choose_quotes(quotes, settings.quote_count, 2 if method == "global" else 0,
-                           lambda q: q.refs[0])
-    result.timings["retrieval_seconds"] = round(time.perf_counter() - started, 3)
-    if not chosen:
+    result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
+    if not quotes:
         result.no_answer = True
-        result.answer = "The index holds nothing relevant to this question: no sentence of the documents was chosen."
+        result.answer = NOTHING
     else:
-        text_lead = lead_sentence(model, prompts, question, chosen) if lead and model else ""
-        result.answer = render(chosen, text_lead)
-        result.context = [q.text for q in chosen]
-        if on_text is not None:
-            on_text(result.answer)
-        result.timings["first_token_seconds"] = round(time.perf_counter() - started, 3)
-        result.citations = _citations(chosen, data, extra_citations)
+        text_lead = lead_sentence(model, a.prompts, a.question, quotes) if model else ""
+        result.answer = render_themes(themes, text_lead) if themes else render(quotes, text_lead)
+        result.context = [q.text for q in quotes]
+        if a.on_text is not None:
+            a.on_text(result.answer)
+        result.timings["first_token_seconds"] = round(time.perf_counter() - a.started, 3)
+        result.citations = _citations(quotes, a.data, list(extra_citations))
     if model is not None:
         result.calls = list(model.calls[calls_before:])
-    result.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+    result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
     return result
 
 
 def _citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> list[Citation]:
-    """Every ref the quotes carry, each once, marked cited (the answer names them all)."""
+    """Every ref the quotes carry, each once, marked cited (the answer names them all),
+    then the extra citations the answer does not name (context it was chosen from)."""
     by_ref = {c.ref: c for c in extra}
     out: dict[str, Citation] = {}
     for q in chosen:
@@ -146,66 +158,74 @@ def _citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> l
             else:
                 chunk = data.chunks[q.source.chunk_id]
                 out[ref] = replace(data.chunk_citation(chunk, round(q.score, 3)), cited=True)
+    out.update({c.ref: c for c in extra if c.ref not in out})
     return list(out.values())
 
 
-# --- the three methods ------------------------------------------------------------------
+# --- the methods --------------------------------------------------------------------------
 
 
-def basic_quotes(hits: list[tuple[Source, float]], data: IndexData) -> list[Quote]:
+def basic(a: Answering, hits: list[tuple[Source, float]]) -> SearchResult:
     """The nearest sentences, best first."""
-    return [sentence_quote(data, s, sim) for s, sim in hits]
+    quotes = [sentence_quote(a.data, s, sim) for s, sim in hits if s.chunk_id in a.data.chunks]
+    return finish("basic", a, choose_quotes(quotes, a.settings.quote_count))
 
 
-def local_quotes(entities: list[str], data: IndexData, similarity: Similarity) -> list[Quote]:
-    """The sentences describing the nearest entities and relating them, nearest the
-    question first."""
-    wanted = set(entities)
-    sources: list[Source] = []
-    for name in entities:
-        sources += data.entities[name].sources
-    for r in data.relationships:
-        if r.source in wanted or r.target in wanted:
-            sources += r.sources
-    sources = list(dict.fromkeys(s for s in sources if s.chunk_id in data.chunks))
-    scores = similarity(sources)
-    ranked = sorted(zip(sources, scores), key=lambda x: -x[1])
-    return [sentence_quote(data, s, sim) for s, sim in ranked]
+def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str]) -> SearchResult:
+    """Every sentence naming one of the entities nearest the question, nearest first."""
+    rows = sentences.rows_naming(names)
+    sims = sentences.similarity(q, rows)
+    order = np.argsort(-sims, kind="stable")
+    quotes = [row_quote(sentences, a.data, int(rows[k]), float(sims[k])) for k in order[:200]]
+    cites = [Citation("entity", f"E{i}", a.data.entities[n].id, n, a.data.entities[n].type)
+             for i, n in enumerate(names, 1)]
+    return finish("local", a, choose_quotes(quotes, a.settings.quote_count), extra_citations=cites)
 
 
-def global_quotes(
-    model: ChatModel,
-    prompts: Prompts,
-    question: str,
-    data: IndexData,
-    level: int,
-    similarity: Similarity,
-    settings: QuerySettings,
-    history: list[tuple[str, str]] | None = None,
-) -> tuple[list[Quote], list[Citation], int]:
-    """Findings of the level's reports scored by the model; returns the quotes (best
-    first), the report citations and the tokens of the findings the model read."""
-    items: list[tuple[str, Source]] = []
-    for r in (r for r in data.reports if r.level == level):
-        for f in r.findings:
-            items += [(r.ref, s) for s in f.sources]
-        items += [(r.ref, s) for s in r.record.summary_sources]
-    items = [(ref, s) for ref, s in dict.fromkeys(items) if s.chunk_id in data.chunks]
-    near = similarity([s for _, s in items])
-    # the model reads every finding unless there are too many: then the nearest ones
-    order = sorted(range(len(items)), key=lambda i: -near[i])[: settings.map_max_statements]
-    asked = followup_text(question, history or [])
-    texts = [sentence_quote(data, items[i][1], 0).text for i in order]
-    prompts_ = [
-        prompts.render("global_map_score", question=asked, statement=t).rstrip() for t in texts
-    ]
-    picks = model.choose(prompts_, SCORES, purpose="map") if prompts_ else []
-    read = sum(model.count_tokens(t) for t in texts)  # what the model read of the reports
-    scored = list(zip(order, picks))
-    if sum(p > 0 for _, p in scored) >= settings.quote_count:
-        scored = [(i, p) for i, p in scored if p > 0]
-    scored.sort(key=lambda x: -(near[x[0]] + settings.map_score_weight * x[1] / 100))
-    quotes = [sentence_quote(data, items[i][1], float(p), (items[i][0],)) for i, p in scored]
-    reports = {r.ref: r for r in data.reports}
-    cites = [data.report_citation(reports[ref]) for ref in dict.fromkeys(ref for ref, _ in items)]
-    return quotes, cites, read
+def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selection,
+           level: int | None = None) -> SearchResult:
+    """An answer by theme: each group's heading (with its report's ref), its sentences."""
+    blocks: list[tuple[str, str, list[Quote]]] = []
+    quotes: list[Quote] = []
+    cites: list[Citation] = []
+    for t in selection.themes:
+        ref = t.group.citation.ref if t.group.citation is not None else ""
+        mine = [row_quote(sentences, a.data, r, t.relevance) for r in t.rows]
+        blocks.append((heading(t.group.title), ref, mine))
+        quotes += mine
+        if t.group.citation is not None:
+            cites.append(replace(t.group.citation, score=round(t.relevance, 3), cited=True))
+    result = finish(method, a, quotes, themes=blocks, extra_citations=cites, level=level)
+    result.timings["focus"] = round(selection.focus, 3)
+    result.map_calls = 0
+    return result
+
+
+def community_groups(data: IndexData, sentences: SentenceIndex, ids: list[str]) -> list[Group]:
+    """Communities (those with a report) as theme candidates: the sentences naming their
+    members; weighted by the log of how many there are."""
+    by_id = {c.id: c for c in data.communities}
+    out = []
+    for cid in ids:
+        report = data.report_by_community.get(cid)
+        c = by_id.get(cid)
+        if report is None or c is None:
+            continue
+        rows = sentences.rows_naming(c.entities)
+        children = tuple(k for k in c.children if k in data.report_by_community)
+        out.append(Group(cid, report.title, data.report_citation(report), rows,
+                         float(np.log1p(len(rows))), children, c.level, frozenset(c.entities)))
+    return out
+
+
+def document_groups(data: IndexData, sentences: SentenceIndex) -> list[Group]:
+    """Documents as theme candidates (ts: the paper's map-reduce over the source texts)."""
+    out = []
+    for doc in sorted(data.documents.values(), key=lambda d: d.path):
+        rows = sentences.rows_of_document(doc.id)
+        out.append(Group(doc.id, doc.path, None, rows, float(np.log1p(len(rows)))))
+    return out
+
+
+def themes_answer_ok(themes: list[Theme]) -> bool:
+    return any(t.rows for t in themes)

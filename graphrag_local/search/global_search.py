@@ -215,11 +215,12 @@ def global_search(
     model: ChatModel,
     prompts: Prompts,
     question: str,
-    data: IndexData,
-    level: int,
+    reports: list[Report],
+    level: int | None,
     **kwargs,
 ) -> SearchResult:
-    reports = [r for r in data.reports if r.level == level]
+    """Map-reduce over `reports`: a level's (`level`), or those dynamic community
+    selection chose (`level` None)."""
     return map_reduce(
         model, prompts, question, report_units(reports), level=level, method="global", **kwargs
     )

@@ -7,7 +7,7 @@ extraction: candidate spans typed by their head word, linked by co-occurrence.""
 
 from __future__ import annotations
 
-from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence
+from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence, Source
 from ..sentences import is_statement, squash
 from .ground import candidate_names, normalise
 
@@ -115,3 +115,28 @@ def fast_extraction(chunk: Chunk, sentences: list[Sentence], entity_types: tuple
     typed = [(n, guess_type(n, entity_types)) for n in candidate_names(chunk.text)]
     entities, relationships = entity_records(typed, sentences, chunk.id)
     return ChunkExtraction(chunk.id, key, "ok", "", tuple(entities), tuple(relationships))
+
+
+def find_mentions(sentences: list[Sentence], chunk_names: dict[str, list[str]]
+                  ) -> dict[str, tuple[Source, ...]]:
+    """Every sentence naming each entity, where extraction kept no sentences (abstractive
+    content): `chunk_names` gives the entity names found in each chunk."""
+    by_chunk: dict[str, list[Sentence]] = {}
+    for s in sentences:
+        by_chunk.setdefault(s.chunk_id, []).append(s)
+    out: dict[str, list[Source]] = {}
+    for chunk_id, names in chunk_names.items():
+        mine = by_chunk.get(chunk_id, [])
+        for s, found in zip(mine, sentence_names(mine, names)):
+            for name in found:
+                out.setdefault(name, []).append(Source(s.chunk_id, s.start, s.end))
+    return {name: tuple(v) for name, v in out.items()}
+
+
+def names_by_sentence(mentions: dict[str, tuple[Source, ...]]) -> dict[tuple[str, int], tuple[str, ...]]:
+    """(chunk id, start) of each sentence -> the entity names it names, sorted."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for name, sources in mentions.items():
+        for s in sources:
+            out.setdefault((s.chunk_id, s.start), []).append(name)
+    return {k: tuple(sorted(set(v))) for k, v in out.items()}

@@ -1,0 +1,97 @@
+"""The index's sentences as search reads them: one unit-length vector per sentence, the
+entities each sentence names and the document it is in. Loaded once per session; every
+extractive method (and DRIFT's follow-ups) ranks these rows, so an answer can only ever
+quote sentences of the documents.
+
+Deliberately no ranking policy here: `themes.py` and `extractive.py` decide what to
+quote; this module only answers "which sentences", "how near" and "how central"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..schema import Source
+from ..sentences import squash
+from .common import IndexData
+
+
+def unit(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (a zero row stays zero)."""
+    if matrix.size == 0:
+        return matrix.astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+class SentenceIndex:
+    """Sentences (rows of the index's `sentences` table) with their vectors."""
+
+    def __init__(self, rows: list[dict], matrix: np.ndarray, data: IndexData):
+        keep = [i for i, r in enumerate(rows) if r["chunk_id"] in data.chunks]
+        self.sources = [Source(rows[i]["chunk_id"], rows[i]["start"], rows[i]["end"]) for i in keep]
+        self.matrix = unit(matrix[keep]) if len(keep) else np.zeros((0, 1), np.float32)
+        self.entities = [tuple(rows[i].get("entities") or ()) for i in keep]
+        self.row_of = {(s.chunk_id, s.start): i for i, s in enumerate(self.sources)}
+        self.document = [data.chunks[s.chunk_id].document_id for s in self.sources]
+        self.degree = {name: e.degree for name, e in data.entities.items()}
+        self._data = data
+        naming: dict[str, list[int]] = {}
+        for i, names in enumerate(self.entities):
+            for name in names:
+                naming.setdefault(name, []).append(i)
+        self._naming = {k: np.asarray(v, dtype=np.int64) for k, v in naming.items()}
+        by_doc: dict[str, list[int]] = {}
+        for i, d in enumerate(self.document):
+            by_doc.setdefault(d, []).append(i)
+        self._by_doc = {k: np.asarray(v, dtype=np.int64) for k, v in by_doc.items()}
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def text(self, row: int) -> str:
+        s = self.sources[row]
+        return squash(self._data.chunks[s.chunk_id].text[s.start : s.end])
+
+    def rows_naming(self, names: Iterable[str]) -> np.ndarray:
+        """Rows of the sentences that name any of `names`, in index order."""
+        parts = [self._naming[n] for n in dict.fromkeys(names) if n in self._naming]
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate(parts))
+
+    def aboutness(self, rows: np.ndarray, members: frozenset[str] | None = None) -> np.ndarray:
+        """How much each row says about a group: the members (all entities when None) it
+        names, each weighted by the log of its degree."""
+        out = np.zeros(len(rows), dtype=np.float32)
+        for k, r in enumerate(rows.tolist()):
+            named = self.entities[r] if members is None else [n for n in self.entities[r] if n in members]
+            out[k] = sum(1.0 + np.log1p(self.degree.get(n, 0)) for n in set(named))
+        return out
+
+    def rows_of_document(self, document_id: str) -> np.ndarray:
+        return self._by_doc.get(document_id, np.zeros(0, dtype=np.int64))
+
+    def rows_of(self, sources: Iterable[Source]) -> np.ndarray:
+        """Rows of the given sentences (those not in the index are left out)."""
+        found = [self.row_of.get((s.chunk_id, s.start), -1) for s in sources]
+        return np.asarray([i for i in dict.fromkeys(found) if i >= 0], dtype=np.int64)
+
+    def similarity(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Cosine nearness of each row (all rows when `rows` is None) to `vector`."""
+        q = unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+        m = self.matrix if rows is None else self.matrix[rows]
+        return m @ q if len(m) else np.zeros(0, dtype=np.float32)
+
+    def centroid(self, rows: np.ndarray) -> np.ndarray:
+        """The unit mean of the rows' vectors: what a set of sentences is about."""
+        if len(rows) == 0:
+            return np.zeros(self.matrix.shape[1], dtype=np.float32)
+        return unit(self.matrix[rows].mean(axis=0, keepdims=True))[0]
+
+    def nearest(self, vector: np.ndarray, k: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """The `k` rows (of `rows`, or of all) nearest `vector`, best first."""
+        sims = self.similarity(vector, rows)
+        order = np.argsort(-sims, kind="stable")[:k]
+        return order if rows is None else rows[order]
