@@ -147,7 +147,7 @@ class Abstractive(ContentMode):
         q = session.vector(followup_text(question, history))
         if method == "global":
             lv = session.resolve_level(level)
-            tests = 0
+            tests, before = 0, len(model.calls)
             if lv is None:  # dynamic community selection
                 scored, tests, _trace, _focus = select_communities(
                     data, session.sentences, q, None, test=session.relevance_test(question),
@@ -157,6 +157,7 @@ class Abstractive(ContentMode):
                 reports = [r for r in data.reports if r.level == lv]
             result = global_search(model, session.prompts, question, reports, lv,
                                    seed=session.settings.seed, **common)
+            result.calls = list(model.calls[before:])  # the relevance tests included
             result.timings["relevance_tests"] = tests
             return result
         if method == "drift":

@@ -66,6 +66,7 @@ class Decoder:
         self.vocab = llm._model.vocab
         self.n_vocab = llm.n_vocab()
         self.mem = lib.llama_get_memory(self.ctx)
+        self.n_batch = max(1, int(lib.llama_n_batch(self.ctx)))  # tokens one decode may take
         self.eos = llm.token_eos()
         # tokens of one character each, to ask a grammar which characters it admits next
         singles: dict[str, int] = {}
@@ -268,8 +269,30 @@ class Decoder:
         return False
 
     def _decode(self, rows: list[tuple[Job, list[int], int]]) -> dict[int, int]:
-        """One llama_decode of `rows` (job, tokens, position of the first); returns the
-        batch index of each sequence's last token (whose logits are computed)."""
+        """Evaluate `rows` (job, tokens, position of the first); returns the batch index of
+        each sequence's last token, whose logits the last llama_decode computed. All but
+        the last token of each row go first, in pieces of at most n_batch tokens (llama.cpp
+        refuses a bigger batch: several prompts' tails together can exceed it); then the
+        last tokens, together."""
+        head: list[tuple[Job, list[int], int]] = []
+        used = 0
+        for job, toks, pos in rows:
+            start = 0
+            while start < len(toks) - 1:
+                take = min(self.n_batch - used, len(toks) - 1 - start)
+                head.append((job, toks[start : start + take], pos + start))
+                used += take
+                start += take
+                if used == self.n_batch:
+                    self._submit(head, logits=False)
+                    head, used = [], 0
+        if head:
+            self._submit(head, logits=False)
+        return self._submit([(job, toks[-1:], pos + len(toks) - 1) for job, toks, pos in rows
+                             if toks], logits=True)
+
+    def _submit(self, rows: list[tuple[Job, list[int], int]], logits: bool) -> dict[int, int]:
+        """One llama_decode; with `logits`, each row's last token's are computed."""
         lib = self.lib
         n = sum(len(toks) for _, toks, _ in rows)
         batch = lib.llama_batch_init(n, 0, 1)
@@ -281,7 +304,7 @@ class Decoder:
                     batch.pos[k] = pos + t
                     batch.n_seq_id[k] = 1
                     batch.seq_id[k][0] = job.seq
-                    batch.logits[k] = t == len(toks) - 1
+                    batch.logits[k] = logits and t == len(toks) - 1
                     k += 1
                 index[job.seq] = k - 1
             batch.n_tokens = n

@@ -264,6 +264,14 @@ def extract(b: Build) -> None:
         if r.status != "ok":
             path = b.chunk_by_id[r.chunk_id].path
             b.warnings.append(f"{path}: chunk {r.chunk_id} failed extraction: {r.error}")
+    kept = sum(len(r.entities) for r in b.extractions)
+    dropped = b.counts["dropped_entities"]
+    if not b.recipe.mode.verbatim_only and dropped > kept:  # say why the graph is thin
+        b.warnings.append(
+            f"the model named {kept + dropped} entities and {dropped} were dropped because "
+            "their names are not in the text of their chunk (grounding); "
+            f"{b.counts['dropped_relationships']} relationships were dropped because an end "
+            "was not a kept entity of that chunk")
 
 
 def summarize_elements(b: Build) -> None:
@@ -353,6 +361,13 @@ def reports(b: Build) -> None:
     for r in b.reports:
         if r.status != "ok":
             b.warnings.append(f"community {r.community_id} (level {r.level}): report failed: {r.error}")
+    if b.clusters and not any(r.status == "ok" for r in b.reports):
+        b.warnings.append(
+            f"no community reports: {len(b.clusters) - len(todo)} of {len(b.clusters)} "
+            f"communities have fewer than reports.min_community_size = {s.min_community_size} "
+            f"entities (an entity without relationships stays alone; {len(b.relationships)} "
+            f"relationships), and {b.counts['failed_reports']} reports failed; global and drift "
+            "search need reports, local and basic search work")
 
 
 def embed(b: Build) -> None:

@@ -29,7 +29,7 @@ QUESTIONS = [
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("index", type=Path)
-    ap.add_argument("--methods", default="global,local,basic,ts")
+    ap.add_argument("--methods", default="global,local,basic,ts,drift")
     ap.add_argument("--level", default=None, help='global search level (number or "auto")')
     ap.add_argument("--question", action="append", default=None, help="repeatable")
     ap.add_argument("--model", default=None)

@@ -53,8 +53,8 @@ def commands(e2e, base: Path) -> list[tuple[str, list[str], str]]:
     facts.write_text((SAMPLES / "facts.jsonl").read_text().splitlines()[0] + "\n")
     text = base / "text.txt"  # two sentences: one short extraction reply
     text.write_text(" ".join(" ".join(s) for s in GOLD[0]["sents"]) + "\n")
-    config = base / "airgap.toml"  # global and ts search: the model scores 6 statements
-    config.write_text("[query]\nmap_max_statements = 6\n")
+    config = base / "airgap.toml"  # a small budget of relevance tests for global search
+    config.write_text("[query]\nselection_tests = 6\n")
     small = ["--config", str(config)]
     runs = base / "runs"
     cmds = [
@@ -84,6 +84,10 @@ def commands(e2e, base: Path) -> list[tuple[str, list[str], str]]:
                              "0", "--out", str(runs / "extraction")], ""),
         ("eval facts", ["eval", "facts", str(facts), "--index", index, "--methods", "basic",
                         "--out", str(runs / "facts")], ""),
+        ("eval coverage", ["eval", "coverage", str(SAMPLES / "questions.jsonl"), "--index", index,
+                           "--limit", "1", "--out", str(runs / "coverage")], ""),
+        ("eval relevance", ["eval", "relevance", str(facts), "--index", index, "--out",
+                            str(runs / "relevance")], ""),
         ("eval faithfulness", ["eval", "faithfulness", index, "--out",
                                str(runs / "faithfulness")], ""),
         ("eval chunking", ["eval", "chunking", str(text), "--tokens", "60", "--sizes", "60",

@@ -32,6 +32,8 @@ def answers(e2e):
         "global": "What are the main themes of these documents?",
         "local": "Who is Mara Quill?",
         "basic": "What happened in the Millbrook Flood?",
+        "drift": "Why did the Aldren Water Trust oppose the dredging?",
+        "ts": "What are the main themes of these documents?",
     }
     session = api.open_session(e2e["index"])
     out = {}
@@ -47,7 +49,7 @@ def answers(e2e):
     return out
 
 
-@pytest.mark.parametrize("method", ["global", "local", "basic"])
+@pytest.mark.parametrize("method", ["global", "local", "basic", "drift", "ts"])
 def test_each_method_answers_with_sentences_of_the_documents_and_their_sources(answers, e2e, method):
     result, streamed = answers[method]
     assert result.answer.strip() and not result.no_answer
@@ -62,19 +64,39 @@ def test_each_method_answers_with_sentences_of_the_documents_and_their_sources(a
     corpus = " ".join(" ".join(c["text"].split()) for c in chunks.values())
     refs = {c.ref for c in result.citations}
     for line in result.answer.splitlines():  # every answer sentence quoted, with its source
+        if not line.startswith("- "):  # a theme's heading: its report's title and ref
+            assert not line or (line.startswith("**") and method in ("global", "ts", "drift"))
+            continue
         sentence, cited = line.removeprefix("- ").rsplit(" [", 1)
         assert sentence in corpus and set(cited.rstrip("]").split(", ")) <= refs
     assert result.timings["first_token_seconds"] <= result.timings["total_seconds"]
     assert answers["network_attempts"] == []
 
 
-def test_global_search_scores_the_findings_of_one_level_with_the_model(answers):
+def test_global_search_lists_the_themes_of_the_whole_corpus(answers, e2e):
+    """"Main themes" is about the collection: one heading per community (its report's
+    title), sentences from every document under them, chosen without the model (its
+    relevance judgements measure at chance)."""
     result, _ = answers["global"]
-    assert [c.purpose for c in result.calls] == ["map"] and result.map_calls == 1
-    assert result.calls[0].completion_tokens >= 2  # one choice per digit, per finding
-    assert result.level is not None
     reports = [c for c in result.citations if c.kind == "report"]
-    assert reports and all(c.detail == f"level {result.level}" for c in reports)
+    heads = [line for line in result.answer.splitlines() if line.startswith("**")]
+    assert len(heads) == len(reports) >= 2
+    for head, report in zip(heads, reports):
+        assert head.startswith(f"**{report.title.split(' (+')[0]}**") and head.endswith(f"[{report.ref}]")
+    chunk_docs = {c["id"]: c["document_id"] for c in e2e["tables"]["chunks"]}
+    cited = {chunk_docs[c.id] for c in result.citations if c.kind == "chunk"}
+    sample_docs = {d["id"] for d in e2e["tables"]["documents"] if d["path"].startswith("0")}
+    assert cited >= sample_docs  # all five sample documents
+    assert result.calls == [] and result.timings["focus"] == 0.0
+    assert len(result.answer.split()) <= 400
+
+
+def test_drift_follows_up_the_primer_reports_with_local_evidence(answers):
+    result, _ = answers["drift"]
+    follow = [c for c in result.citations if c.kind == "entity"]
+    assert follow and all("follow-up" in c.detail for c in follow)
+    assert any(c.kind == "report" and c.cited for c in result.citations)
+    assert "Aldren Water Trust" in result.answer and result.calls == []
 
 
 def test_local_answers_from_the_sentences_around_the_nearest_entities(answers):

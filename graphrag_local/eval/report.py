@@ -1,7 +1,8 @@
 """One markdown summary of evaluation runs: whatever each run folder holds (answers ->
 context tokens per condition, the paper's Table 3; judgments -> win rates and the
 heatmap; extraction scores; factual questions; faithfulness of an index; the chunk-size x
-gleanings figure), with the command that produced each."""
+gleanings figure; coverage; relevance tests; summaries against a reference index), with
+the command that produced each."""
 
 from __future__ import annotations
 
@@ -168,6 +169,54 @@ def _chunking_section(rows: list[dict], run: Path, base: Path) -> list[str]:
     return parts
 
 
+def _coverage_section(r: dict, run: Path, base: Path) -> list[str]:
+    parts = [f"### Coverage: the judge-free halves of comprehensiveness and diversity "
+             f"({r['content']} answers; {r['documents']} documents, {r['root_communities']} "
+             "root communities)", "",
+             "| condition | questions | documents cited | communities covered | entities named "
+             "| redundancy | words (max) | seconds | LLM calls |", "|---|---|---|---|---|---|---|---|---|"]
+    for c in r["conditions"]:
+        red = "–" if c["redundancy"] is None else f"{c['redundancy']:.2f}"
+        parts.append(
+            f"| {c['condition']} | {c['questions']} | {c['documents_cited']:.1f} "
+            f"({c['documents_share']:.0%}) | {c['communities_covered']:.1f} "
+            f"({c['communities_share']:.0%}) | {c['entities_named']:.1f} | {red} "
+            f"| {c['words']:.0f} ({c['max_words']}) | {c['seconds']:.1f} | {c['llm_calls']} |")
+    return parts + ["", "Documents cited: documents whose chunks the answer cites. Communities "
+                    "covered: root communities with a member named in the answer. Redundancy: "
+                    "mean pairwise cosine similarity of the answer's sentences (lower is more "
+                    "diverse).", ""]
+
+
+def _relevance_section(r: dict, run: Path, base: Path) -> list[str]:
+    aucs = ", ".join(f"{k} {v if v is not None else '–'}" for k, v in r["auc"].items())
+    return ["### Relevance tests of dynamic community selection", "",
+            f"{r['pairs']} (question, community) pairs at level {r['level']} ({r['questions']} "
+            f"questions x {r['communities']} communities), {r['relevant']} relevant (the "
+            f"community's report holds a gold answer). AUC: {aucs}."
+            + (f" The model ({r['model']}) says YES to {r['model_says_yes']:.0%} of pairs."
+               if r.get("model") else ""), ""]
+
+
+def _reference_section(r: dict, run: Path, base: Path) -> list[str]:
+    s = r["summaries"]
+    parts = ["### Report summaries against the reference index", "",
+             f"Key entities of the reference's {r['top']} largest level-0 report summaries "
+             f"named by our matching summary: {s['named']} of {s['wanted']} (mean recall "
+             f"{s['mean_recall']}).", ""]
+    if "answer" in r:
+        a = r["answer"]
+        parts += [f"Answer to \"{a['question']}\" ({a['method']}): {a['words']} words, "
+                  f"{len(a['documents_cited'])} documents cited; names the key entities of "
+                  f"{a['named']} of the reference's {a['of']} largest level-0 communities:", ""]
+        parts += [f"- {'named' if c['named_by'] else 'not named'}: {c['title']} (key: "
+                  f"{', '.join(c['key_entities'])})"
+                  + (f" by {', '.join(c['named_by'])}" if c["named_by"] else "")
+                  for c in a["communities"]]
+        parts.append("")
+    return parts
+
+
 # file in a run folder -> (JSON kind, its section), in the order they are reported
 SECTIONS = [
     ("winrates.json", list, _winrates_section),
@@ -175,4 +224,7 @@ SECTIONS = [
     ("facts.json", dict, _facts_section),
     ("faithfulness.json", dict, _faithfulness_section),
     ("chunking.json", list, _chunking_section),
+    ("coverage.json", dict, _coverage_section),
+    ("relevance.json", dict, _relevance_section),
+    ("reference.json", dict, _reference_section),
 ]

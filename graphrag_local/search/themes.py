@@ -5,7 +5,7 @@ its title the report's) and for ts (a group is a document).
 How it decides, in order:
 
 1. **Relevance of a group**: the question's nearness to the group's centroid (what its
-   sentences are about) and to its two nearest sentences, averaged.
+   sentences are about) and the mean nearness of its two nearest sentences, averaged.
 2. **Focus**: how far relevance can tell groups apart. A question that some sentence of
    the corpus matches closely ("Who founded the Trust?") is focused; one that nothing
    matches closely ("What are the main themes?") is about the collection as a whole, and
@@ -61,7 +61,7 @@ class Group:
 class Scored:
     group: Group
     relevance: float
-    peak: float  # mean nearness of its two nearest sentences
+    peak: float  # nearness of its nearest sentence
     centroid: np.ndarray
     sims: np.ndarray  # nearness of each of its rows to the question
 
@@ -94,9 +94,10 @@ def score_groups(groups: list[Group], sentences: SentenceIndex, q: np.ndarray) -
             continue
         sims = sentences.similarity(q, g.rows)
         centroid = sentences.centroid(g.rows)
-        peak = float(np.sort(sims)[::-1][:2].mean())
+        top = np.sort(sims)[::-1][:2]
         qn = q / max(float(np.linalg.norm(q)), 1e-12)
-        relevance = 0.5 * float(centroid @ qn) + 0.5 * peak
+        relevance = 0.5 * float(centroid @ qn) + 0.5 * float(top.mean())
+        peak = float(top[0])
         out.append(Scored(g, relevance, peak, centroid, sims))
     return out
 
@@ -133,6 +134,15 @@ def choose_themes(
     used_rows: set[int] = set()
     texts: list[str] = []
     words = 0
+
+    def take(theme: Theme, rows: list[int]) -> None:
+        theme.rows += rows
+        for r in rows:
+            used_rows.add(r)
+            covered.add(sentences.document[r])
+            texts.append(sentences.text(r))
+
+    # first one sentence per theme, as many themes as fit (breadth: the corpus's themes)
     while pool and len(themes) < max_themes:
         def gain(i: int) -> float:
             s = scored[i]
@@ -144,59 +154,62 @@ def choose_themes(
         best = max(pool, key=lambda i: (gain(i), -i))
         pool.remove(best)
         s = scored[best]
-        rows = _pick_sentences(s, sentences, focus, quotes_per_theme, covered, used_rows, texts)
+        rows = _pick_sentences(s, sentences, focus, 1, covered, used_rows, texts)
         if not rows:
             continue
-        cost = heading_words(s.group) + sum(len(sentences.text(r).split()) for r in rows)
-        while len(rows) > 1 and words + cost > max_words:  # a shorter theme may still fit
-            cost -= len(sentences.text(rows.pop()).split())
-        if words + cost > max_words:
-            if themes:
-                break
+        cost = heading_words(s.group) + len(sentences.text(rows[0]).split())
+        if words + cost > max_words and themes:
+            break
         words += cost
         chosen.append(best)
-        themes.append(Theme(s.group, rows, s.relevance))
-        for r in rows:
-            used_rows.add(r)
-            covered.add(sentences.document[r])
-            texts.append(sentences.text(r))
+        themes.append(Theme(s.group, [], s.relevance))
+        take(themes[-1], rows)
+    # then more sentences under each, in order, while the budget lasts (depth)
+    for _ in range(quotes_per_theme - 1):
+        for i, theme in zip(chosen, themes):
+            more = _pick_sentences(scored[i], sentences, focus, 1, covered, used_rows, texts,
+                                   after=theme.rows[0])
+            cost = sum(len(sentences.text(r).split()) for r in more)
+            if more and words + cost <= max_words:
+                words += cost
+                take(theme, more)
     return Selection(themes, focus, len(scored))
 
 
 def _pick_sentences(s: Scored, sentences: SentenceIndex, focus: float, count: int,
-                    covered: set[str], used: set[int], taken: list[str]) -> list[int]:
-    """The group's best one or two sentences: near the question (focused) or about the
-    group (collection-wide: central to it, naming its key members, standing alone as a
-    statement); a sentence of an uncited document first; none said already."""
+                    covered: set[str], used: set[int], taken: list[str],
+                    after: int | None = None) -> list[int]:
+    """The group's best sentences: near the question (focused) or about the group
+    (collection-wide: central to it, naming its key members, standing alone as a
+    statement), a sentence of an uncited document first, none said already. `after`: the
+    theme's first sentence; a further one must score within 0.5 of it."""
     rows = s.group.rows
     central = sentences.matrix[rows] @ s.centroid if len(rows) else np.zeros(0)
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
-    scores = []
+    score_of: dict[int, float] = {}
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
-        if r in used or len(text.split()) < 4:
-            continue
         quality = standalone(text, long=30)  # a theme line should be short
-        score = focus * near[k] + (1 - focus) * (0.5 * cent[k] + 0.5 * about[k]) * quality
-        scores.append((score, r))
-    scores.sort(key=lambda x: (-x[0], x[1]))
+        score_of[r] = focus * near[k] + (1 - focus) * (0.5 * cent[k] + 0.5 * about[k]) * quality
+    ranked = sorted((r for r in score_of if r not in used and len(sentences.text(r).split()) >= 4),
+                    key=lambda r: (-score_of[r], r))
+    floor = score_of[after] - 0.5 if after in score_of else None
     picked: list[int] = []
     seen_docs = set(covered)
     for _ in range(count):
         best = None
-        for score, r in scores[:40]:
-            if r in picked or any(near_duplicate(sentences.text(r), t) for t in taken):
+        for r in ranked[:40]:
+            text = sentences.text(r)
+            if r in picked or any(near_duplicate(text, t) for t in taken):
                 continue
-            if any(near_duplicate(sentences.text(r), sentences.text(p)) for p in picked):
+            if any(near_duplicate(text, sentences.text(p)) for p in picked):
                 continue
             bonus = 0.15 * (1 - focus) if sentences.document[r] not in seen_docs else 0.0
-            if best is None or score + bonus > best[0]:
-                best = (score + bonus, r)
-        if best is None:
-            break
-        if picked and best[0] < scores[0][0] - 0.5:  # a second sentence must earn its place
+            if best is None or score_of[r] + bonus > best[0]:
+                best = (score_of[r] + bonus, r)
+        if best is None or (floor is not None and score_of[best[1]] < floor):
             break
         picked.append(best[1])
         seen_docs.add(sentences.document[best[1]])

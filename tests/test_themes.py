@@ -1,0 +1,150 @@
+"""Theme selection for global and ts answers, and dynamic community selection, on a
+hand-made sentence index whose vectors say exactly how near each sentence is to what."""
+
+import numpy as np
+import pytest
+
+from graphrag_local.schema import Chunk, Entity
+from graphrag_local.search.common import IndexData
+from graphrag_local.search.evidence import SentenceIndex
+from graphrag_local.search.themes import (
+    FOCUS_HIGH,
+    FOCUS_LOW,
+    Group,
+    choose_themes,
+    embedding_test,
+    focus_of,
+    score_groups,
+    select_dynamic,
+)
+from graphrag_local.sentences import near_duplicate, standalone
+
+pytestmark = pytest.mark.fast
+
+# sentence: (document, entities, direction, text); directions are axes of a 6-d space
+SENTENCES = [
+    ("d1", ("Ann",), 0, "Ann founded the river trust in the town of Marsh End in 2015."),
+    ("d1", ("Ann",), 0, "Ann leads the river trust and speaks for it at the council."),
+    ("d1", ("Bo",), 1, "Bo builds boats in the old harbour of Marsh End for the fishing fleet."),
+    ("d1", ("Bo",), 1, "Bo sold three boats to the fishing fleet of the north coast."),
+    ("d2", ("Cy",), 2, "Cy paints murals of the river for the lantern festival every winter."),
+    ("d2", ("Cy",), 3, "Cy chairs the festival committee that meets in the town hall."),
+    ("d3", ("Di",), 4, "Di keeps the accounts of the council and publishes them each spring."),
+]
+
+
+def index() -> SentenceIndex:
+    chunks = {f"k{d}": Chunk(f"k{d}", d, f"{d}.txt", 0, 0, 10, 10, "") for d in ("d1", "d2", "d3")}
+    texts: dict[str, str] = {}
+    rows = []
+    for doc, _names, _axis, text in SENTENCES:
+        start = len(texts.get(doc, ""))
+        texts[doc] = texts.get(doc, "") + text + " "
+        rows.append({"chunk_id": f"k{doc}", "start": start, "end": start + len(text),
+                     "entities": list(_names)})
+    for doc, text in texts.items():
+        c = chunks[f"k{doc}"]
+        chunks[c.id] = Chunk(c.id, doc, c.path, 0, 0, 10, 10, text)
+    matrix = np.zeros((len(SENTENCES), 6), dtype=np.float32)
+    for i, (_d, _n, axis, _t) in enumerate(SENTENCES):
+        matrix[i, axis] = 1.0
+        matrix[i, 5] = 0.2  # what every sentence of the corpus shares
+    entities = {n: Entity(n, n, "PERSON", "", (), degree=d)
+                for n, d in (("Ann", 5), ("Bo", 3), ("Cy", 2), ("Di", 1))}
+    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks, reports=[],
+                     communities=[])
+    return SentenceIndex(rows, matrix, data)
+
+
+def group(s: SentenceIndex, key: str, names: tuple[str, ...], weight: float,
+          children: tuple[str, ...] = ()) -> Group:
+    return Group(key, key, None, s.rows_naming(names), weight, children,
+                 members=frozenset(names))
+
+
+def axis(*weights: float) -> np.ndarray:
+    return np.asarray(weights, dtype=np.float32)
+
+
+def test_focus_grows_with_the_nearness_of_the_best_sentence():
+    assert focus_of(FOCUS_LOW - 0.1) == 0.0 and focus_of(FOCUS_HIGH + 0.1) == 1.0
+    assert 0 < focus_of((FOCUS_LOW + FOCUS_HIGH) / 2) < 1
+
+
+def test_a_collection_wide_question_ranks_by_weight_and_covers_the_documents():
+    s = index()
+    groups = [group(s, "trust", ("Ann",), 3.0), group(s, "boats", ("Bo",), 2.4),
+              group(s, "festival", ("Cy",), 2.0), group(s, "accounts", ("Di",), 1.5)]
+    q = axis(0, 0, 0, 0, 0, 1)  # near nothing in particular
+    sel = choose_themes(score_groups(groups, s, q), s, max_themes=3, quotes_per_theme=1,
+                        max_words=200)
+    assert sel.focus == 0.0
+    # the heaviest first; then those that bring a new document before the boats (d1 again)
+    assert [t.group.key for t in sel.themes] == ["trust", "festival", "accounts"]
+    assert {s.document[r] for t in sel.themes for r in t.rows} == {"d1", "d2", "d3"}
+
+
+def test_a_focused_question_keeps_the_groups_near_the_best_and_their_nearest_sentence():
+    s = index()
+    groups = [group(s, "trust", ("Ann",), 3.0), group(s, "boats", ("Bo",), 2.6),
+              group(s, "festival", ("Cy",), 2.0)]
+    q = axis(0, 0, 0, 1, 0, 0.1)  # the festival committee
+    sel = choose_themes(score_groups(groups, s, q), s, max_themes=3, quotes_per_theme=2,
+                        max_words=200)
+    assert sel.focus == 1.0
+    assert [t.group.key for t in sel.themes] == ["festival"]
+    assert s.text(sel.themes[0].rows[0]).startswith("Cy chairs the festival committee")
+
+
+def test_the_word_budget_shortens_themes_then_stops():
+    s = index()
+    groups = [group(s, k, (n,), w) for k, n, w in (("a", "Ann", 3), ("b", "Bo", 2), ("c", "Cy", 1))]
+    sel = choose_themes(score_groups(groups, s, axis(0, 0, 0, 0, 0, 1)), s, max_themes=3,
+                        quotes_per_theme=2, max_words=30)
+
+    def words(sel):
+        return sum(len(t.group.title.split()) + sum(len(s.text(r).split()) for r in t.rows)
+                   for t in sel.themes)
+
+    # one sentence under each theme first: two themes fit, a second sentence does not
+    assert words(sel) <= 30 and len(sel.themes) == 2 and all(len(t.rows) == 1 for t in sel.themes)
+    more = choose_themes(score_groups(groups, s, axis(0, 0, 0, 0, 0, 1)), s, max_themes=3,
+                         quotes_per_theme=2, max_words=60)
+    assert len(more.themes) == 3 and len(more.themes[0].rows) == 2 and words(more) <= 60
+
+
+def test_dynamic_selection_descends_into_the_relevant_community_within_budget():
+    s = index()
+    roots = [group(s, "people", ("Ann", "Bo"), 3.0, ("ann", "bo")),
+             group(s, "arts", ("Cy", "Di"), 2.0, ("cy", "di"))]
+    kids = {"ann": group(s, "ann", ("Ann",), 2.0), "bo": group(s, "bo", ("Bo",), 1.5),
+            "cy": group(s, "cy", ("Cy",), 1.0), "di": group(s, "di", ("Di",), 0.5)}
+
+    def children(g):
+        return [kids[k] for k in g.children]
+
+    q = axis(0, 1, 0, 0, 0, 0.1)  # boats
+    frontier, tests, trace, focus = select_dynamic(roots, children, s, q, embedding_test(),
+                                                   budget=8)
+    assert focus == 1.0 and [f.group.key for f in frontier] == ["bo"]
+    assert tests == 4 and "people" in trace[1]  # 2 roots, then the 2 children of "people"
+    frontier, tests, *_ = select_dynamic(roots, children, s, q, embedding_test(), budget=3)
+    assert tests == 2 and [f.group.key for f in frontier] == ["people"]  # no room to descend
+    # a collection-wide question descends into the heaviest community first, then the next
+    frontier, tests, *_ = select_dynamic(roots, children, s, axis(0, 0, 0, 0, 0, 1),
+                                         embedding_test(), budget=8)
+    assert sorted(f.group.key for f in frontier) == ["ann", "bo", "cy", "di"] and tests == 6
+
+
+def test_a_statement_that_adds_nothing_is_a_near_duplicate_but_not_the_other_way_round():
+    short, long_ = "Elena Voss is the mayor.", "Elena Voss is the mayor and leads the council."
+    assert near_duplicate(short, long_) and not near_duplicate(long_, short)
+    assert near_duplicate("The vote was held.", "The vote was held!")
+
+
+def test_standalone_prefers_plain_statements_to_questions_dialogue_and_fragments():
+    plain = "The Cratchit family drew round the hearth in a circle."
+    assert standalone(plain) == 1.0
+    assert standalone("'Is it?' said Scrooge to the Ghost of the past.") < 0.7
+    assert standalone("What was merry Christmas to Scrooge?") < 0.6
+    assert standalone("Tiny Tim.") < standalone(plain)
