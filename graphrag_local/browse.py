@@ -70,7 +70,8 @@ def report(data: IndexData, ref_or_id: str) -> dict:
 
 def entities(data: IndexData) -> list[dict]:
     rows = sorted(data.entities.values(), key=lambda e: (-e.degree, e.name))
-    return [{"name": e.name, "type": e.type, "degree": e.degree, "description": e.description}
+    return [{"name": e.name, "type": e.type, "degree": e.degree, "description": e.description,
+             "aliases": [a for a, _ in e.aliases]}
             for e in rows]
 
 
@@ -95,17 +96,21 @@ def entity(data: IndexData, name: str) -> dict:
             sources.append({"ref": cite.ref, "path": c.path, "position": cite.detail,
                             "text": _snippet(c.text, e.name)})
     return {"entity": {"name": e.name, "type": e.type, "degree": e.degree,
+                       "aliases": [{"name": a, "mentions": n} for a, n in e.aliases],
                        "description": e.description, "relationships": rels,
                        "claims": [c.description for c in data.claims if c.subject == e.name],
                        "communities": comms, "sources": sources}}
 
 
 def _entity_name(data: IndexData, name: str) -> str:
+    """The entity `name` names: its own name or one of its aliases, in any case."""
     if name in data.entities:
         return name
     folded = {n.casefold(): n for n in data.entities}
     if name.casefold() in folded:
         return folded[name.casefold()]
+    if name.casefold() in data.alias_of:
+        return data.alias_of[name.casefold()]
     close = sorted(n for n in data.entities if name.casefold() in n.casefold())[:5]
     hint = f"; did you mean: {', '.join(close)}" if close else "; `graphrag-local show entities` lists them"
     raise InputError(f"no entity named '{name}' in this index{hint}")
@@ -127,6 +132,7 @@ def graph_payload(data: IndexData, title: str) -> dict:
         e = data.entities[name]
         nodes.append({
             "id": nid, "name": name, "type": e.type, "degree": e.degree,
+            "aliases": [list(a) for a in e.aliases],
             "description": e.description, "sources": _node_sources(data, e),
             "communities": {str(lv): cid for lv, cid in data.community_of.get(name, [])},
         })

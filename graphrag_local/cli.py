@@ -592,7 +592,10 @@ def _render_show(data: dict) -> None:
         out.print(t)
     elif "entity" in data:
         e = data["entity"]
-        out.print(f"[bold]{escape(e['name'])}[/] ({e['type']}, degree {e['degree']})\n{escape(e['description'])}")
+        out.print(f"[bold]{escape(e['name'])}[/] ({e['type']}, degree {e['degree']})")
+        if e["aliases"]:
+            out.print("also: " + escape(", ".join(f"{a['name']} ({a['mentions']})" for a in e["aliases"])))
+        out.print(escape(e["description"]))
         t = Table(title="relationships")
         for col in ("source", "target", "weight", "description"):
             t.add_column(col)
@@ -605,10 +608,11 @@ def _render_show(data: dict) -> None:
             out.print(f"[bold]{s['ref']}[/] {escape(s['path'])} ({s['position']}): {escape(s['text'])}")
     else:
         t = Table(title="entities")
-        for col in ("name", "type", "degree", "description"):
+        for col in ("name", "type", "degree", "also", "description"):
             t.add_column(col)
         for e in data["entities"]:
-            t.add_row(escape(e["name"]), e["type"], str(e["degree"]), escape(e["description"][:100]))
+            t.add_row(escape(e["name"]), e["type"], str(e["degree"]),
+                      escape(", ".join(e["aliases"][:4])), escape(e["description"][:100]))
         out.print(t)
 
 

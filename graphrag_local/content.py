@@ -83,9 +83,10 @@ class Extractive(ContentMode):
                                     ["chunk_id", "start", "end"])
             return ex.basic(a, [(Source(r["chunk_id"], r["start"], r["end"]), r["similarity"])
                                 for r in found])
-        if method == "local":
+        if method == "local":  # the entities the question names, then the nearest ones
             found = session.nearest("entities", q, s.local_top_entities, ["name"])
-            names = [r["name"] for r in found if r["name"] in data.entities]
+            names = list(dict.fromkeys(data.named_in(question) + [
+                r["name"] for r in found if r["name"] in data.entities]))[: s.local_top_entities]
             return ex.local(a, session.sentences, q, names)
         if method == "drift":
             return drift.drift_extractive(a, session.sentences, q, session.primer(q))

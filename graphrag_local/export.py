@@ -113,10 +113,10 @@ def graphrag_tables(data: IndexData, store: Store, built: datetime) -> dict[str,
     degree = {e.name: e.degree for e in entities}
     chunks = sorted(data.chunks.values(), key=lambda c: (c.path, c.index))
 
-    entity_rows = [
+    entity_rows = [  # graphrag has no column for aliases: they end the description
         {"id": e.id, "human_readable_id": i, "title": e.name, "type": e.type,
-         "description": e.description, "text_unit_ids": list(e.chunk_ids),
-         "frequency": len(e.chunk_ids), "degree": e.degree}
+         "description": e.description + (f"\nAlso called: {aliases_text(e)}." if e.aliases else ""),
+         "text_unit_ids": list(e.chunk_ids), "frequency": len(e.chunk_ids), "degree": e.degree}
         for i, e in enumerate(entities)
     ]
     relationship_rows = [
@@ -218,15 +218,21 @@ def level_columns(data: IndexData) -> list[str]:
     return [f"community_L{level}" for level in sorted({c.level for c in data.communities})]
 
 
+def aliases_text(e) -> str:
+    """An entity's other names, most mentioned first: "Scrooge, Mr Scrooge"."""
+    return ", ".join(a for a, _ in e.aliases)
+
+
 def node_records(data: IndexData) -> list[dict]:
-    """One dict per entity, by name: id, name, type, description, degree, community_L*."""
+    """One dict per entity, by name: id, name, type, aliases, description, degree,
+    community_L*."""
     columns = level_columns(data)
     rows = []
     for e in sorted(data.entities.values(), key=lambda e: e.name):
         levels = dict.fromkeys(columns, "")
         levels.update({f"community_L{lv}": cid for lv, cid in data.community_of.get(e.name, [])})
-        rows.append({"id": e.id, "name": e.name, "type": e.type, "description": e.description,
-                     "degree": e.degree, **levels})
+        rows.append({"id": e.id, "name": e.name, "type": e.type, "aliases": aliases_text(e),
+                     "description": e.description, "degree": e.degree, **levels})
     return rows
 
 
@@ -269,7 +275,8 @@ def _write_csv(data: IndexData, out: Path) -> tuple[list[Path], dict[str, int]]:
     ]
     files = [
         _write_rows(out / "nodes.csv",
-                    ["id", "name", "type", "description", "degree", *level_columns(data)], nodes),
+                    ["id", "name", "type", "aliases", "description", "degree",
+                     *level_columns(data)], nodes),
         _write_rows(out / "edges.csv", ["source", "target", "description", "weight", "count"],
                     edges),
         _write_rows(out / "communities.csv",

@@ -47,6 +47,7 @@ def _corpus_trigrams(documents: list[Document], window: int = 100_000) -> np.nda
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
 
 
+_ANY_END = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…]['\"’”)\]])) (?=\S)")
 FIELDS = ("entity_descriptions", "relationship_descriptions", "report_summaries", "findings")
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ][\w'’-]*|\d[\d,.]*\d|\d")
 
@@ -69,7 +70,12 @@ class Corpus:
 
     def verbatim(self, sentence: str) -> bool:
         s = squash(sentence)
-        return s in self.sentences or s in self.text
+        if s in self.sentences or s in self.text:
+            return True
+        # statements stored one after another where the second starts in lower case (the
+        # rest of a long sentence cut at a clause) read back as one: each part must be there
+        parts = [p for p in _ANY_END.split(s) if p]
+        return len(parts) > 1 and all(p in self.sentences or p in self.text for p in parts)
 
     def near(self, sentence: str) -> bool:
         words = [t.lower() for t in _TOKEN.findall(sentence)]

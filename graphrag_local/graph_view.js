@@ -16,6 +16,8 @@
   const levels = (data.levels && data.levels.length ? data.levels
     : [...new Set(communities.map((c) => c.level))].sort((a, b) => a - b)).map(String);
   for (const n of nodes) n.name = String(n.name || n.id); // never an empty or missing label
+  // every name an entity goes by, for search: its own and its aliases
+  const known = nodes.map((n) => [n.name, ...(n.aliases || []).map((a) => String(a[0]))].map((x) => x.toLowerCase()));
   const byId = new Map(nodes.map((n, i) => [n.id, i]));
   const edges = (data.edges || []).filter((e) => byId.has(e.source) && byId.has(e.target) && e.source !== e.target);
   const community = new Map(communities.map((c) => [c.id, c]));
@@ -199,6 +201,7 @@
       el("p", { class: "meta" }, el("span", { class: "type" }, n.type || ""), ` degree ${n.degree || 0}`),
       el("p", { id: "entity-description" }, n.description || ""),
     ];
+    if ((n.aliases || []).length) parts.splice(2, 0, el("p", { class: "meta", id: "entity-aliases" }, "also: " + n.aliases.map((a) => `${a[0]} (${a[1]})`).join(", ")));
     const sources = (n.sources || []).map((s) => el("li", {}, el("b", {}, s.ref || ""), " ", el("i", {}, s.where || ""), el("div", { class: "quote" }, s.text || "")));
     if (sources.length) parts.push(section("Sources", el("ul", { class: "sources" }, ...sources)));
     const neighbours = edges.filter((e) => e.source === n.id || e.target === n.id).map((e) => {
@@ -236,8 +239,8 @@
   const search = document.getElementById("search"), found = document.getElementById("found");
   function runSearch() {
     const q = search.value.trim().toLowerCase();
-    const hits = q ? nodes.map((n, i) => i).filter((i) => nodes[i].name.toLowerCase().includes(q)) : [];
-    const rank = (i) => { const s = nodes[i].name.toLowerCase(); return s === q ? 0 : s.startsWith(q) ? 1 : 2; };
+    const hits = q ? nodes.map((n, i) => i).filter((i) => known[i].some((s) => s.includes(q))) : [];
+    const rank = (i) => Math.min(...known[i].map((s) => (s === q ? 0 : s.startsWith(q) ? 1 : 2)));
     hits.sort((a, b) => rank(a) - rank(b) || (nodes[b].degree || 0) - (nodes[a].degree || 0) || a - b);
     state.matches = new Set(hits);
     circles.forEach((c, i) => { c.classList.toggle("match", state.matches.has(i)); c.classList.toggle("dim", !!q && !state.matches.has(i)); });

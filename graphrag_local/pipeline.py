@@ -64,6 +64,7 @@ from .schema import (
 )
 from .sentences import squash
 from .settings import Settings
+from .stages.aliases import rename_records, resolve_records, word_stats
 from .stages.chunk import chunk_documents, chunk_sentences
 from .stages.communities import Cluster, build_graph, hierarchical_leiden
 from .stages.describe import Evidence
@@ -280,6 +281,11 @@ def summarize_elements(b: Build) -> None:
     model's summary of its descriptions."""
     ent_records = [e for r in b.extractions for e in r.entities]
     rel_records = [x for r in b.extractions for x in r.relationships]
+    # one entity, one node: names cleaned, aliases resolved (`stages/aliases.py`)
+    resolved = resolve_records(ent_records, {c.id: c.document_id for c in b.chunks},
+                               word_stats(d.text for d in b.documents))
+    ent_records, rel_records = rename_records(ent_records, rel_records, resolved)
+    b.counts["dropped_names"] = resolved.dropped
     merged = merge_entities(ent_records)
     merged_rels = merge_relationships(rel_records, merged)
     texts = b.recipe.mode.describe(b, merged, merged_rels)
@@ -299,7 +305,8 @@ def summarize_elements(b: Build) -> None:
         degree[r.target] += 1
     b.entities = [
         Entity(entity_id(e.key), e.name, e.type, texts[i][0], e.chunk_ids, degree[e.name],
-               texts[i][1])
+               texts[i][1], tuple(sorted(resolved.aliases.get(e.name, Counter()).items(),
+                                         key=lambda a: (-a[1], a[0]))))
         for i, e in enumerate(merged)
     ]
     if not b.mentions:  # abstractive: extraction kept no sentences; find them by name
@@ -309,6 +316,7 @@ def summarize_elements(b: Build) -> None:
                 chunk_names.setdefault(cid, []).append(e.name)
         b.mentions = find_mentions(b.sentences, chunk_names)
     names = {normalise(e.name): e.name for e in b.entities}
+    names.update({k: v for k, v in resolved.rename.items() if v})  # an alias names its entity
     b.claims = sorted({_claim(c, names) for r in b.extractions for c in r.claims},
                       key=lambda c: c.id)
 
@@ -370,6 +378,12 @@ def reports(b: Build) -> None:
             "search need reports, local and basic search work")
 
 
+def entity_text(e: Entity) -> str:
+    """What an entity's vector embeds: its name, its other names, its description."""
+    also = f" (also {', '.join(a for a, _ in e.aliases[:6])})" if e.aliases else ""
+    return f"{e.name}{also}: {e.description}"
+
+
 def embed(b: Build) -> None:
     """Vectors for chunks, sentences, entities and reports. Cached by (embedder, text): a
     rerun or an update embeds only new text, and loads no embedder when nothing is new.
@@ -380,7 +394,7 @@ def embed(b: Build) -> None:
     groups = {  # a text per row of each table (a report that failed gets a zero vector)
         "chunks": [c.text for c in b.chunks],
         "sentences": [squash(s.text) for s in b.sentences],
-        "entities": [f"{e.name}: {e.description}" for e in b.entities],
+        "entities": [entity_text(e) for e in b.entities],
         "community_reports": [r.full_content if r.status == "ok" else None for r in b.reports],
     }
     cache = b.vector_cache()

@@ -21,6 +21,10 @@ from .settings import Settings
 from .stages.classify import ClassifyOptions
 from .stages.extract import ExtractOptions
 
+# the version of the extraction code: part of every extraction's key, so that an index
+# built before a change to candidate names or typing is extracted again, not reused
+EXTRACTION_VERSION = 2
+
 
 @dataclass(frozen=True)
 class Recipe:
@@ -44,8 +48,9 @@ class Recipe:
     def extraction_options(self) -> dict:
         """What an extraction depends on besides the chunk, model and prompts (its key)."""
         if self.method == "fast":
-            return {"method": "fast", "entity_types": list(self.extract.entity_types)}
-        return self.mode.extraction_options(self)
+            return {"method": "fast", "entity_types": list(self.extract.entity_types),
+                    "version": EXTRACTION_VERSION}
+        return {**self.mode.extraction_options(self), "version": EXTRACTION_VERSION}
 
     def extract_chunk(self, model: ChatModel | None, prompts: Prompts, chunk: Chunk,
                       sentences: list[Sentence], key: str) -> ChunkExtraction:

@@ -159,6 +159,7 @@ class Entity:
     chunk_ids: tuple[str, ...]
     degree: int = 0
     sources: tuple[Source, ...] = ()  # extractive: where each description sentence is
+    aliases: tuple[tuple[str, int], ...] = ()  # its other names, with their mentions
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
             [
                 ("id", _s()), ("name", _s()), ("type", _s()), ("description", _s()),
                 ("chunk_ids", strs), ("degree", pa.int32()), ("sources_json", _s()),
-                ("vector", _vec(dim)),
+                ("aliases_json", _s()), ("vector", _vec(dim)),
             ]
         ),
         "relationships": pa.schema(
@@ -368,12 +369,14 @@ def sentence_from_row(r: dict) -> Sentence:
 
 
 def entity_row(e: Entity) -> dict:
-    return {**_plain(e, ("sources",)), "sources_json": sources_to_json(e.sources)}
+    return {**_plain(e, ("sources", "aliases")), "sources_json": sources_to_json(e.sources),
+            "aliases_json": json.dumps([list(a) for a in e.aliases], ensure_ascii=False)}
 
 
 def entity_from_row(r: dict) -> Entity:
     return Entity(r["id"], r["name"], r["type"], r["description"], tuple(r["chunk_ids"]),
-                  r["degree"], sources_from_json(r.get("sources_json")))
+                  r["degree"], sources_from_json(r.get("sources_json")),
+                  tuple((str(a), int(n)) for a, n in json.loads(r.get("aliases_json") or "[]")))
 
 
 def relationship_row(r: Relationship) -> dict:

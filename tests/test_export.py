@@ -127,7 +127,9 @@ def test_graphml_round_trips_through_networkx(index, tmp_path):
     levels = sorted({c["level"] for c in t["communities"]})
     community = {(name, c["level"]): c["id"] for c in t["communities"] for name in c["entities"]}
     for e in t["entities"]:
-        expected = {"type": e["type"], "description": e["description"], "degree": e["degree"]}
+        aliases = ", ".join(a for a, _ in json.loads(e["aliases_json"]))
+        expected = {"type": e["type"], "aliases": aliases, "description": e["description"],
+                    "degree": e["degree"]}
         expected |= {f"community_L{lv}": community.get((e["name"], lv), "") for lv in levels}
         assert graph.nodes[e["name"]] == expected
     for r in t["relationships"]:
@@ -138,11 +140,12 @@ def test_graphml_round_trips_through_networkx(index, tmp_path):
 def test_graphml_drops_characters_xml_cannot_hold(tmp_path):
     from graphrag_local import export
 
-    data = IndexData(entities={"A\x0cB": Entity("e1", "A\x0cB", "PERSON", "x\x00y\tz", ())},
+    data = IndexData(entities={"A\x0cB": Entity("e1", "A\x0cB", "PERSON", "x\x00y\tz", (),
+                                                aliases=(("A\x01", 2),))},
                      relationships=[], claims=[], chunks={}, reports=[], communities=[])
     files, _ = export._write_graphml(data, tmp_path / "g.graphml")
     assert dict(nx.read_graphml(files[0]).nodes(data=True)) == {
-        "AB": {"type": "PERSON", "description": "xy\tz", "degree": 0}}
+        "AB": {"type": "PERSON", "aliases": "A", "description": "xy\tz", "degree": 0}}
 
 
 def test_csv_loads_with_the_csv_module(index, tmp_path):
@@ -156,7 +159,7 @@ def test_csv_loads_with_the_csv_module(index, tmp_path):
     t = index["tables"]
     levels = [f"community_L{lv}" for lv in sorted({c["level"] for c in t["communities"]})]
     header, nodes = read("nodes.csv")
-    assert header == ["id", "name", "type", "description", "degree", *levels]
+    assert header == ["id", "name", "type", "aliases", "description", "degree", *levels]
     assert {n["name"]: n["description"] for n in nodes} == {
         e["name"]: e["description"] for e in t["entities"]}
     header, edges = read("edges.csv")

@@ -1,7 +1,13 @@
 import pytest
 
 from graphrag_local.schema import ClaimRecord, EntityRecord, RelationshipRecord
-from graphrag_local.stages.ground import candidate_names, doubtful_names, ground, normalise
+from graphrag_local.stages.ground import (
+    candidate_names,
+    doubtful_names,
+    ground,
+    heading_lines,
+    normalise,
+)
 
 TEXT = "Mara Quill leads the Aldren Water Trust. In March 2023, Tobias Renn joined the Trust."
 
@@ -77,6 +83,17 @@ def test_doubtful_names_are_pieces_and_sentence_initial_words():
     sure, doubtful = candidate_names(text), doubtful_names(text)
     assert "England" in doubtful and "Bank" in doubtful and "Farmers" in doubtful
     assert "Come" in doubtful  # opens a quoted sentence
-    assert "STAVE ONE" in doubtful  # a heading in capitals
+    assert not [n for n in sure + doubtful if "STAVE" in n or "MARLEY" in n]  # a heading
     assert "Fred" in sure and "Mara Quill" in sure and "I'll" not in sure + doubtful
     assert not set(sure) & set(doubtful)
+
+
+def test_headings_and_contents_lines_are_not_mined_for_names_and_titles_stay_with_a_surname():
+    text = ("THE ADVENTURES OF SHERLOCK HOLMES\n\nCONTENTS\n"
+            "   I.  A Scandal in Bohemia ........ 3\n   Marley's Ghost   17\n\n"
+            "Mrs. Cratchit met Bob Cratchit and Dr. Elena Voss, who met Mr. Renn.")
+    names = candidate_names(text) + doubtful_names(text)
+    assert not [n for n in names if n.isupper() or "Bohemia" in n or "Marley" in n]
+    assert {"Mrs Cratchit", "Bob Cratchit", "Elena Voss", "Mr Renn"} <= set(names)
+    assert [text[a:b].strip()[:8] for a, b in heading_lines(text)] == [
+        "THE ADVE", "CONTENTS", "I.  A Sc", "Marley's"]

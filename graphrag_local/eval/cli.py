@@ -101,6 +101,7 @@ def eval_extraction(
     model: str | None = ModelOpt,
     gleanings: int | None = typer.Option(None, "--gleanings", help="Gleaning rounds (default: settings)."),
     no_grounding: bool = typer.Option(False, "--no-grounding", help="Keep ungrounded records."),
+    no_aliases: bool = typer.Option(False, "--no-aliases", help="Score the names as extracted, before cleaning and alias resolution."),
     names: str | None = typer.Option(None, "--names", help='Abstractive: "spans" or "free" (default: the preset\'s).'),
     method: str | None = typer.Option(None, "--method", help="standard or fast (default: the config's)."),
     content: str | None = typer.Option(None, "--content", help="extractive or abstractive (default: the preset's)."),
@@ -115,7 +116,7 @@ def eval_extraction(
     r = commands.extraction(gold_file, limit=limit, model=model, gleanings=gleanings,
                             grounding=not no_grounding, names=names, method=method,
                             content=content, offset=offset, out=out_dir, config=config,
-                            command=command_line(), progress=log)
+                            command=command_line(), progress=log, aliases=not no_aliases)
     if as_json:
         print(json.dumps(r, indent=2))
         return
@@ -124,7 +125,11 @@ def eval_extraction(
         f"{r['docs']} documents: entities P {r['precision']:.3f} R {r['recall']:.3f} "
         f"F1 {r['f1']:.3f}; type accuracy {r['type_accuracy']:.3f} ({r['typed_entities']} "
         f"PER/ORG/LOC entities); relationships P {r['rel_precision']:.3f} "
-        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed"
+        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed\n"
+        f"mention clustering (B-cubed over the gold mention names predicted): "
+        f"P {r['clustering_b3_precision']:.3f} R {r['clustering_b3_recall']:.3f} "
+        f"F1 {r['clustering_b3_f1']:.3f}; {r['merged_pairs']} merged name pairs, "
+        f"precision {r['merge_precision'] if r['merge_precision'] is not None else '-'}"
     )
 
 

@@ -133,6 +133,7 @@ def extraction(
     grounding: bool = True, names: str | None = None, method: str | None = None,
     content: str | None = None, offset: int = 0, out: Path | None = None,
     config: Path | None = None, command: str = "", progress=lambda msg: None,
+    aliases: bool = True,
 ) -> dict:
     from ..recipe import make_recipe
     from .extraction import evaluate, gold_doc, load_docred, select
@@ -158,7 +159,7 @@ def extraction(
     )
     chat = api.open_chat_model(info, settings.seed) if recipe.method == "standard" else None
     try:
-        row = evaluate(chat, api.project_prompts(config), golds, recipe, progress)
+        row = evaluate(chat, api.project_prompts(config), golds, recipe, progress, aliases)
     finally:
         if chat is not None:
             chat.close()
@@ -166,7 +167,7 @@ def extraction(
            "offset": offset,
            "names": "spans" if recipe.mode.verbatim_only else recipe.extract.names,
            "gleanings": (recipe.classify if recipe.mode.verbatim_only else recipe.extract).max_gleanings,
-           "grounding": grounding, **row}
+           "grounding": grounding, "aliases": aliases, **row}
     if out:
         _write_meta(out, title=f"Extraction: {info.preset.name} ({recipe.method}, {recipe.content}), "
                     f"{len(golds)} Re-DocRED documents", command=command, model=info.preset.name)

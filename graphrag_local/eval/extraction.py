@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,6 +146,12 @@ class Score:
     rel_gold: int = 0  # gold related pairs
     rel_found: int = 0  # gold related pairs some predicted relationship names
     failures: int = 0  # documents whose extraction failed or crashed
+    # mention clustering: B-cubed over the predicted names that are gold mention names
+    cluster_names: int = 0
+    cluster_precision: float = 0.0  # summed over names
+    cluster_recall: float = 0.0
+    merged_pairs: int = 0  # pairs of gold-matched names we put in one entity
+    merged_right: int = 0  # of those, pairs the gold puts in one entity too
     llm_calls: int = 0
     seconds: float = 0.0
 
@@ -162,18 +169,50 @@ class Score:
                 self.typed += 1
                 self.typed_correct += type_ in TYPE_MAP[gold_types[0]]
 
+    def _clustering(self, gold: GoldDoc, groups: list[set[str]]) -> None:
+        entity_of = {}
+        for i, names in enumerate(gold.entities):
+            for n in names:
+                entity_of.setdefault(n, i)
+        matched = [{n for n in g if n in entity_of} for g in groups]
+        by_gold: Counter = Counter(entity_of[n] for g in matched for n in g)
+        for g in matched:
+            for n in g:
+                same = sum(entity_of[m] == entity_of[n] for m in g)
+                self.cluster_names += 1
+                self.cluster_precision += same / len(g)
+                self.cluster_recall += same / by_gold[entity_of[n]]
+            pairs = [(a, b) for a in g for b in g if a < b]
+            self.merged_pairs += len(pairs)
+            self.merged_right += sum(entity_of[a] == entity_of[b] for a, b in pairs)
+
+    @property
+    def bcubed(self) -> tuple[float, float, float]:
+        if not self.cluster_names:
+            return 0.0, 0.0, 0.0
+        p, r = self.cluster_precision / self.cluster_names, self.cluster_recall / self.cluster_names
+        return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
     @property
     def type_accuracy(self) -> float:
         return self.typed_correct / self.typed if self.typed else 0.0
 
-    def add(self, gold: GoldDoc, names: list[str] | tuple[str, ...], typed=("PER", "ORG", "LOC")):
+    def add(self, gold: GoldDoc, names: list[str] | tuple[str, ...], typed=("PER", "ORG", "LOC"),
+            clusters: list[set[str]] | None = None):
+        """Score predicted entities: one per name, or, with `clusters`, one per cluster of
+        names (an entity and its aliases): correct when any of its names is a gold mention's."""
         predicted = {k for k in (normalise(n) for n in names) if k}
+        groups = clusters if clusters is not None else [{k} for k in predicted]
+        groups = [{normalise(n) for n in g} - {""} for g in groups]
+        groups = [g for g in groups if g]
+        every = set().union(*groups) if groups else set()
         all_gold = set().union(*gold.entities) if gold.entities else set()
         self.docs += 1
-        self.predicted += len(predicted)
-        self.correct += len(predicted & all_gold)
+        self.predicted += len(groups)
+        self.correct += sum(bool(g & all_gold) for g in groups)
         self.gold += len(gold.entities)
-        hits = [bool(e & predicted) for e in gold.entities]
+        hits = [bool(e & every) for e in gold.entities]
+        self._clustering(gold, groups)
         self.found += sum(hits)
         for hit, t in zip(hits, gold.types):
             if t in typed:
@@ -240,6 +279,12 @@ class Score:
             "gold": self.gold,
             "rel_precision": round(self.rel_precision, 4),
             "rel_recall": round(self.rel_recall, 4),
+            "clustering_b3_precision": round(self.bcubed[0], 4),
+            "clustering_b3_recall": round(self.bcubed[1], 4),
+            "clustering_b3_f1": round(self.bcubed[2], 4),
+            "merged_pairs": self.merged_pairs,
+            "merge_precision": (round(self.merged_right / self.merged_pairs, 4)
+                                if self.merged_pairs else None),
             "rel_predicted": self.rel_predicted,
             "rel_gold": self.rel_gold,
             "failures": self.failures,
@@ -248,12 +293,16 @@ class Score:
         }
 
 
-def evaluate(model, prompts, golds: list[GoldDoc], recipe, progress=lambda msg: None) -> dict:
+def evaluate(model, prompts, golds: list[GoldDoc], recipe, progress=lambda msg: None,
+             aliases: bool = True) -> dict:
     """Run the extraction stage the build would run (`recipe`: method, content, options)
-    on each gold document as one chunk and score its entities, types and relationships."""
+    on each gold document as one chunk, then (`aliases`) the build's name cleaning and
+    alias resolution with the document as the corpus, and score its entities, types,
+    mention clustering and relationships."""
     import time
 
     from ..schema import Document
+    from ..stages.aliases import rename_records, resolve_records, word_stats
     from ..stages.chunk import chunk_sentences
 
     score = Score()
@@ -272,7 +321,17 @@ def evaluate(model, prompts, golds: list[GoldDoc], recipe, progress=lambda msg: 
             progress(f"doc {gold.index}: {type(exc).__name__}: {exc}")
         ents = list(result.entities) if result else []
         rels = list(result.relationships) if result else []
-        score.add(gold, [e.name for e in ents])
+        clusters = None
+        if aliases and ents:
+            resolved = resolve_records(ents, {chunk.id: doc.id}, word_stats([gold.text]))
+            groups: dict[str, set[str]] = {}
+            for e in ents:
+                target = resolved.rename.get(normalise(e.name))
+                if target:
+                    groups.setdefault(target, {target}).add(e.name)
+            clusters = list(groups.values())
+            ents, rels = rename_records(ents, rels, resolved)
+        score.add(gold, [e.name for e in ents], clusters=clusters)
         score.add_types(gold, [(e.name, e.type) for e in ents])
         score.add_relationships(gold, [(r.source, r.target) for r in rels])
         score.failures += not ok

@@ -117,14 +117,18 @@ def _winrates_section(rows: list[dict], run: Path, base: Path) -> list[str]:
 def _extraction_section(data: dict | list, run: Path, base: Path) -> list[str]:
     rows = data if isinstance(data, list) else [data]
     parts = ["### Extraction against gold", "",
-             "| method | content | docs | entity P | entity R | entity F1 | type accuracy "
-             "| relationship P | relationship R | entities / doc | s / doc | failed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| method | content | aliases | docs | entity P | entity R | entity F1 | type accuracy "
+             "| clustering B3 F1 | merge precision | relationship P | relationship R "
+             "| entities / doc | s / doc | failed |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        merge = r.get("merge_precision")
         parts.append(
             f"| {r.get('method', 'standard')} | {r.get('content', 'abstractive')} "
+            f"| {'yes' if r.get('aliases') else 'no'} "
             f"| {r['docs']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} "
-            f"| {r.get('type_accuracy', 0):.3f} | {r['rel_precision']:.3f} "
+            f"| {r.get('type_accuracy', 0):.3f} | {r.get('clustering_b3_f1', 0):.3f} "
+            f"| {'–' if merge is None else f'{merge:.3f}'} | {r['rel_precision']:.3f} "
             f"| {r['rel_recall']:.3f} | {r['entities_per_doc']} | {r['seconds_per_doc']} "
             f"| {r['failures']} |")
     return parts + [""]

@@ -240,9 +240,25 @@ class IndexData:
             for name in c.entities:
                 self.community_of.setdefault(name, []).append((c.level, c.id))
         self.report_by_community = {r.id: r for r in self.reports}
+        # an alias (case-folded) -> its entity's name; an alias two entities share is left out
+        counts: dict[str, set[str]] = {}
+        for e in self.entities.values():
+            for alias, _ in e.aliases:
+                counts.setdefault(alias.casefold(), set()).add(e.name)
+        self.alias_of = {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
         self.levels = sorted({r.level for r in self.reports})
         order = sorted(self.chunks.values(), key=lambda c: (c.path, c.index))
         self.chunk_ref = {c.id: f"S{i}" for i, c in enumerate(order, 1)}
+
+    def named_in(self, text: str) -> list[str]:
+        """The entities `text` names, by their names or aliases (a longer name wins over
+        the names inside it), in order of mention."""
+        from ..stages.mentions import names_in
+
+        forms = {n: n for n in self.entities if len(n) > 2}
+        forms.update({a: self.alias_of[a.casefold()] for e in self.entities.values()
+                      for a, _ in e.aliases if a.casefold() in self.alias_of and len(a) > 2})
+        return list(dict.fromkeys(forms[f] for f in names_in(text, list(forms))))
 
     def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:
         where = f"{chunk.location}, " if chunk.location else ""

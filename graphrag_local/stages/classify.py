@@ -148,10 +148,11 @@ TITLES = frozenset(
 
 
 def untitled(name: str) -> str:
-    """`name` without the title words it starts with (when a name remains)."""
+    """`name` without the title words it starts with, when two words or more remain
+    ("Mrs. Cratchit" keeps hers: without it, which Cratchit?)."""
     words = name.split()
     i = 0
-    while i < len(words) - 1 and normalise(words[i]) in TITLES:
+    while i < len(words) - 2 and normalise(words[i]) in TITLES:
         i += 1
     return " ".join(words[i:])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
@@ -133,8 +134,39 @@ def _shouted(span: str) -> bool:
     return len(words) > 1 and all(w.isupper() or w.lower() in _CONNECTORS for w in words)
 
 
+# titles written with a dot that belong to the name after them ("Mrs. Cratchit")
+_TITLE_ABBREV = {"Mr.", "Mrs.", "Ms.", "Dr.", "St.", "Prof.", "Rev.", "Capt.", "Col.", "Gen.",
+                 "Lt.", "Sgt.", "Mme.", "Mlle.", "Messrs.", "Sr.", "Jr."}
+_TITLES = {"Mr", "Mrs", "Ms", "Dr", "Mr.", "Mrs.", "Ms.", "Dr."}
+# a heading or a contents line: letters mostly in capitals, or text then a page number
+_CONTENTS = re.compile(r"\S.*?(?:\.{2,}|\s{2,}|\t)\s*(?:\d{1,4}|[ivxlcdm]{1,6})\s*$", re.I)
+
+
+def heading_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the lines that are headings, title-page lines or contents lines:
+    kept as document structure, not mined for names ("STAVE ONE", "ADVENTURE I. A
+    SCANDAL IN BOHEMIA", "Marley's Ghost ....... 3")."""
+    out = []
+    at = 0
+    for line in text.split("\n"):
+        if len(line) <= 200:  # a heading is short; a long line is prose (or hostile)
+            letters = [ch for ch in line if ch.isalpha()]
+            upper = sum(ch.isupper() for ch in letters)
+            if (len(letters) >= 2 and upper >= 0.8 * len(letters)) or _CONTENTS.match(line.strip()):
+                out.append((at, at + len(line)))
+        at += len(line) + 1
+    return out
+
+
 def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
+    skip = heading_lines(text)
+    starts = [a for a, _ in skip]
+
+    def in_heading(at: int) -> bool:
+        i = bisect_right(starts, at) - 1
+        return i >= 0 and at < skip[i][1]
+
+    words = [(m.group(0), m.start()) for m in _WORD.finditer(text) if not in_heading(m.start())]
     spans: dict[str, int] = {}
     pieces: dict[str, int] = {}
     run: list[str] = []
@@ -146,8 +178,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
             mid_sentence.add(run[0])
         while run and run[-1].lower() in _CONNECTORS:
             run.pop()
-        while run and run[0] in _LEADING_STOP:
-            run.pop(0)
+        while run and run[0] in _LEADING_STOP and not (run[0] in _TITLES and len(run) == 2):
+            run.pop(0)  # "The Trust" -> "Trust", "Dr. Elena Voss" -> "Elena Voss"; "Mrs. Cratchit" stays
         if run:
             _add(" ".join(run[:max_words]), spans)
             # and each piece between connectors ("Bank of England" -> "England")
@@ -182,7 +214,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
             run.append(word)
         else:
             flush()
-        if word.endswith((".", "'s", "’s")) and not re.fullmatch(r"[A-Z][a-z]?\.", word):
+        if (word.endswith((".", "'s", "’s")) and not re.fullmatch(r"[A-Z][a-z]?\.", word)
+                and word not in _TITLE_ABBREV):
             flush()
     flush()
     # a one-word span only ever seen at a sentence start ("Farmers ...", "Then ...") is

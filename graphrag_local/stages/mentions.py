@@ -69,10 +69,12 @@ def entity_records(
     relationships their sentences imply."""
     names = [n for n, _ in typed]
     named = sentence_names(sentences, names)
-    entities = [
-        EntityRecord(name, type_, "", chunk_id, mention_spans(sentences, named, name))
-        for name, type_ in typed
-    ]
+    entities = []
+    for name, type_ in typed:
+        spans = mention_spans(sentences, named, name)
+        if not spans:  # named only in a fragment (a piece of a long sentence, a heading)
+            spans = tuple((s.start, s.end) for s in sentences if name in names_in(s.text, [name]))[:3]
+        entities.append(EntityRecord(name, type_, "", chunk_id, spans))
     return entities, cooccurrence(sentences, named, chunk_id)
 
 

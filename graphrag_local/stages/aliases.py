@@ -1,0 +1,295 @@
+"""One entity, one node: the names extraction found, cleaned and resolved to one canonical
+name per entity, after extraction and before the graph. No model; rules over the corpus's
+own words, stated here so that a user can predict them.
+
+Cleaning (corpus-wide word statistics: how often a word is written in lower case, and
+how often capitalised other than at a sentence start):
+- a word repeated ("Scrooge Scrooge") is one word;
+- a first word never capitalised inside a sentence anywhere in the corpus, and written in
+  lower case somewhere, is dropped from a longer name ("Perhaps Scrooge" -> "Scrooge";
+  "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit");
+- a one-word name written in lower case at least as often as capitalised inside a
+  sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I".
+
+Aliases. A name's *core* is its words without leading titles and honorifics ("Mr.",
+"Master", "old", "Uncle") and without a possessive "s". A core of two or more words is
+a full name. A one-word core goes to the person's full name (no "of", "the", ...; a
+first word that is no common word, unlike "Evil Spirit") whose surname or given name it
+is, when some of its mentions were typed as a person and exactly one full name fits:
+- within a document, among the full names of that document;
+- across documents (a stricter bar), surnames only, and only when exactly one full name
+  of the whole corpus fits;
+- a name with a title that says who it is ("Mrs.", "Miss", "Lady") goes only to a full
+  name written with that same title: "Mrs. Cratchit" never becomes "Bob Cratchit";
+- a name that fits several full names ("Cratchit": Bob, Martha, Peter) stays its own
+  entity.
+Also: the same core with compatible titles is one entity ("Master Peter Cratchit",
+"Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
+acronym of a full name in the same document is that name; an organisation's name
+without its last word ("Halvard Shipping" of "Halvard Shipping Company") is that name.
+The canonical name is the longest full form, the one written most often.
+Otherwise types must agree (a person is never an alias of a place); an entity's type is
+then the majority of its records' types."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .ground import normalise
+
+HONORIFICS = frozenset(
+    "mr mrs ms miss mister master sir dame lady lord madam madame mme mlle monsieur herr "
+    "frau fraulein señor senor señora senora don dona signor signora dr doctor prof "
+    "professor rev reverend fr father mother brother sister uncle aunt cousin old young "
+    "little poor dear saint st king queen prince princess president general colonel "
+    "captain major lieutenant sergeant judge bishop".split()
+)
+FEMALE = frozenset("mrs ms miss dame lady madam madame mme mlle frau fraulein señora senora "
+                   "dona signora mother sister aunt queen princess".split())
+ORG_HEADS = frozenset("company co corporation corp inc ltd llc plc group trust society "
+                      "association foundation institute council committee".split())
+CONNECTORS = frozenset("of the and for de del da van von der du la le & y".split())
+_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+_SENTENCE_END = re.compile(r"[.!?…]['\"’”»)\]]*\s*$|^\s*$|[\n]\s*[\n]")
+PRONOUNS = frozenset({"i"})
+
+
+@dataclass
+class WordStats:
+    """How each word (case-folded) is written in the corpus."""
+
+    lower: Counter = field(default_factory=Counter)  # written in lower case
+    upper_mid: Counter = field(default_factory=Counter)  # capitalised, not at a sentence start
+
+
+def word_stats(texts) -> WordStats:
+    stats = WordStats()
+    for text in texts:
+        last = 0
+        start = True
+        for m in _WORD.finditer(text):
+            gap = text[last : m.start()]
+            if any(ch in gap for ch in ".!?…:\n\"“”'‘’(") and (
+                    re.search(r"[.!?…:]\W*$", gap) or "\n" in gap or gap.strip()[:1] in "\"“'‘("):
+                start = True
+            word = m.group()
+            key = word.casefold()
+            if word[0].islower():
+                stats.lower[key] += 1
+            elif not start:
+                stats.upper_mid[key] += 1
+            start = False
+            last = m.end()
+    return stats
+
+
+def _key(word: str) -> str:
+    """A word as `word_stats` counts it."""
+    return word.casefold().strip(".,;:'’\"")
+
+
+def clean_name(name: str, stats: WordStats) -> str | None:
+    """The name as it should stand, or None when it is no name at all (see above)."""
+    words = [w for i, w in enumerate(name.split()) if i == 0 or w != name.split()[i - 1]]
+    while len(words) > 1:
+        first = _key(words[0])
+        rest = normalise(" ".join(words[1:]))
+        if first in HONORIFICS:
+            break
+        if stats.upper_mid[first] == 0 and (stats.lower[first] > 0 or rest in PRONOUNS):
+            words = words[1:]
+        else:
+            break
+    if len(words) == 1:
+        key = _key(words[0])
+        if key in PRONOUNS or (stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
+            return None
+    cleaned = " ".join(words).strip()
+    return cleaned or None
+
+
+@dataclass
+class Name:
+    """One distinct name (by normalised key) as extraction found it."""
+
+    key: str
+    surface: Counter  # its spellings, by mentions
+    types: Counter
+    docs: set[str]
+    mentions: int = 0
+
+    @property
+    def type(self) -> str:
+        return min(self.types, key=lambda t: (-self.types[t], t))
+
+    @property
+    def spelled(self) -> str:
+        return min(self.surface, key=lambda s: (-self.surface[s], s))
+
+
+def core(key: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(title words, the rest) of a normalised name."""
+    words = key.split()
+    if len(words) > 1 and words[-1] == "s":  # a possessive, "scrooge s"
+        words = words[:-1]
+    titles = []
+    while len(words) > 1 and words[0] in HONORIFICS:
+        titles.append(words.pop(0))
+    return frozenset(titles), tuple(words)
+
+
+def _female(titles: frozenset[str]) -> bool:
+    return bool(titles & FEMALE)
+
+
+def _initials(tokens: tuple[str, ...]) -> str:
+    return "".join(t[0] for t in tokens if t not in CONNECTORS and t)
+
+
+def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str, str]:
+    """key -> the key of its canonical name (itself for a canonical name)."""
+    stats = stats or WordStats()
+    cores = {k: core(k) for k in names}
+    parent = {k: k for k in names}
+
+    def find(k: str) -> str:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    def union(a: str, b: str) -> None:  # b joins a's entity
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    def same_type(a: str, b: str) -> bool:
+        return names[a].type == names[b].type
+
+    def could_be(k: str, f: str) -> bool:  # some of k's records have f's type
+        return names[k].types[names[f].type] > 0
+
+    # the same core with compatible titles
+    by_core: dict[tuple[str, ...], list[str]] = {}
+    for k, (_titles, words) in cores.items():
+        by_core.setdefault(words, []).append(k)
+    for ks in by_core.values():
+        ks.sort(key=lambda k: (len(cores[k][0]), k))
+        for k in ks[1:]:
+            if same_type(ks[0], k) and _female(cores[k][0]) == _female(cores[ks[0]][0]):
+                union(ks[0], k)
+    full = [k for k, (_t, words) in cores.items() if len(words) >= 2]
+    # plural of another name; acronym of a full name; organisation without its head word
+    for k, n in names.items():
+        if k.endswith("s") and k[:-1] in names and same_type(k[:-1], k):
+            union(k[:-1], k)
+        spelled = n.spelled
+        if spelled.isupper() and 2 <= len(spelled) <= 6 and " " not in spelled:
+            fits = [f for f in full if names[f].docs & n.docs
+                    and _initials(cores[f][1]) == k and len(cores[f][1]) >= 2]
+            if len({find(f) for f in fits}) == 1:
+                union(fits[0], k)
+    for f in full:
+        words = cores[f][1]
+        if names[f].type == "ORGANIZATION" and words[-1] in ORG_HEADS and len(words) > 2:
+            short = " ".join(words[:-1])
+            if short in names and names[short].type in ("ORGANIZATION", "UNKNOWN"):
+                union(f, short)
+    # a one-word core: the one person's full name whose surname or given name it is
+    def common(word: str) -> bool:  # "Evil" of "Evil Spirit" is no given name
+        return stats.lower[word] > 0 and stats.lower[word] >= stats.upper_mid[word]
+
+    people = [f for f in full if names[f].type == "PERSON"
+              and not set(cores[f][1]) & CONNECTORS and not common(cores[f][1][0])]
+
+    def fits(k: str, f: str, surname_only: bool) -> bool:
+        titles, (word,) = cores[k]
+        ws = cores[f][1]
+        hit = ws[-1] == word or (not surname_only and ws[0] == word)
+        if not hit or not could_be(k, f):
+            return False
+        return not _female(titles) or titles <= cores[f][0]
+
+    for k, (_titles, words) in cores.items():
+        if len(words) != 1 or (find(k) != k and len(cores[find(k)][1]) >= 2):
+            continue
+        local = {find(f) for f in people if names[f].docs & names[k].docs and fits(k, f, False)}
+        if len(local) == 1:
+            union(local.pop(), k)
+        elif not local:
+            anywhere = {find(f) for f in people if fits(k, f, True)}
+            if len(anywhere) == 1:
+                union(anywhere.pop(), k)
+    return {k: find(k) for k in names}
+
+
+def canonical_names(names: dict[str, Name], roots: dict[str, str]) -> dict[str, str]:
+    """key -> the name its entity is shown by: the longest full form (most words after
+    titles), untitled before titled, the most mentioned, then alphabetical."""
+    groups: dict[str, list[str]] = {}
+    for k, r in roots.items():
+        groups.setdefault(r, []).append(k)
+    out = {}
+    for members in groups.values():
+        best = min(members, key=lambda k: (-len(core(k)[1]), len(core(k)[0]),
+                                           -names[k].mentions, k))
+        spelled = names[best].spelled
+        for k in members:
+            out[k] = spelled
+    return out
+
+
+@dataclass(frozen=True)
+class Resolved:
+    rename: dict[str, str | None]  # normalised name as found -> its entity's name (None: dropped)
+    aliases: dict[str, Counter]  # entity name -> its other spellings, by mentions
+    dropped: int  # names that were no names
+
+
+def resolve_records(entities, doc_of: dict[str, str], stats: WordStats) -> Resolved:
+    """Clean and resolve the names of extracted entity records (`doc_of`: chunk id ->
+    document id)."""
+    cleaned: dict[str, str | None] = {}
+    for e in entities:
+        if e.name not in cleaned:
+            cleaned[e.name] = clean_name(e.name, stats)
+    names: dict[str, Name] = {}
+    for e in entities:
+        c = cleaned[e.name]
+        if c is None or not normalise(c):
+            continue
+        n = names.setdefault(normalise(c), Name(normalise(c), Counter(), Counter(), set()))
+        count = max(1, len(e.spans))
+        n.surface[e.name if normalise(e.name) == normalise(c) else c] += count
+        n.types[e.type] += count
+        n.docs.add(doc_of.get(e.chunk_id, e.chunk_id))
+        n.mentions += count
+    roots = resolve(names, stats)
+    shown = canonical_names(names, roots)
+    rename: dict[str, str | None] = {}
+    aliases: dict[str, Counter] = {}
+    for e in entities:
+        c = cleaned[e.name]
+        target = shown.get(normalise(c)) if c else None
+        rename[normalise(e.name)] = target
+        if target is not None and normalise(e.name) != normalise(target):
+            aliases.setdefault(target, Counter())[e.name] += max(1, len(e.spans))
+    dropped = sum(1 for v in cleaned.values() if v is None)
+    return Resolved(rename, aliases, dropped)
+
+
+def rename_records(entities, relationships, resolved: Resolved):
+    """The records under their entities' names; records of names that are no names, and
+    relationships between two names of one entity, dropped."""
+    from dataclasses import replace
+
+    out_e = [replace(e, name=resolved.rename[normalise(e.name)]) for e in entities
+             if resolved.rename.get(normalise(e.name))]
+    out_r = []
+    for r in relationships:
+        a, b = resolved.rename.get(normalise(r.source)), resolved.rename.get(normalise(r.target))
+        if a and b and normalise(a) != normalise(b):
+            out_r.append(replace(r, source=a, target=b))
+    return out_e, out_r

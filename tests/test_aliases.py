@@ -1,0 +1,98 @@
+"""Names cleaned and aliases resolved after extraction (`stages/aliases.py`): one entity
+per person, ambiguous short names kept apart, common words dropped."""
+
+import pytest
+
+from graphrag_local.schema import EntityRecord, RelationshipRecord
+from graphrag_local.stages.aliases import (
+    WordStats,
+    clean_name,
+    rename_records,
+    resolve_records,
+    word_stats,
+)
+
+pytestmark = pytest.mark.fast
+
+CORPUS = (
+    "Ebenezer Scrooge kept the office. Scrooge was tight-fisted, and Mr. Scrooge knew it. "
+    "Perhaps Scrooge thought so. Whereat Scrooge smiled. Uncle Scrooge, said his nephew. "
+    "Bob Cratchit, his clerk, went home. Mrs. Cratchit and Martha Cratchit waited for Bob, "
+    "and the Cratchits ate. Cratchit smiled. God bless us, every one. Come in, come in, come! "
+    "Have I the pleasure? I have. Perhaps it is, whereat I laugh, perhaps. The Aldren Water Trust (AWT) protects the river; the AWT is old. "
+    "The Halvard Shipping Company owns ships, and Halvard Shipping sails them. The Evil "
+    "Spirit fled and the Spirit stayed; a spirit of the evil kind. Spirit, said he. Spirit "
+    "and Spirit again, with the Spirit. In his evil heart. The evil and the evil."
+)
+
+
+def rec(name, type_="PERSON", chunk="c1", n=1):
+    return EntityRecord(name, type_, "", chunk, ((0, 10),) * n)
+
+
+def resolved(records, doc_of=None):
+    doc_of = doc_of or {"c1": "d1", "c2": "d2"}
+    return resolve_records(records, doc_of, word_stats([CORPUS]))
+
+
+def test_word_stats_tell_sentence_starts_from_capitals_inside_sentences():
+    s = word_stats(["Perhaps it rained. It was perhaps wet, said Scrooge to Scrooge."])
+    assert s.upper_mid["perhaps"] == 0 and s.lower["perhaps"] == 1
+    assert s.upper_mid["scrooge"] == 2 and s.upper_mid["it"] == 0
+
+
+def test_cleaning_drops_sentence_initial_words_repeats_pronouns_and_common_words():
+    stats = word_stats([CORPUS])
+    assert clean_name("Perhaps Scrooge", stats) == "Scrooge"
+    assert clean_name("Whereat Scrooge", stats) == "Scrooge"
+    assert clean_name("Scrooge Scrooge", stats) == "Scrooge"
+    assert clean_name("Have I", stats) is None and clean_name("Come", stats) is None
+    assert clean_name("Port Aldren", WordStats()) == "Port Aldren"
+    assert clean_name("Mrs Cratchit", stats) == "Mrs Cratchit"
+    assert clean_name("Ebenezer Scrooge", stats) == "Ebenezer Scrooge"  # not a common word
+
+
+def test_one_person_one_node_with_aliases_and_their_mentions():
+    r = resolved([rec("Ebenezer Scrooge"), rec("Scrooge", n=5), rec("Mr Scrooge"),
+                  rec("Uncle Scrooge", n=2), rec("Perhaps Scrooge")])
+    assert set(r.rename.values()) == {"Ebenezer Scrooge"}
+    assert dict(r.aliases["Ebenezer Scrooge"]) == {
+        "Scrooge": 5, "Mr Scrooge": 1, "Uncle Scrooge": 2, "Perhaps Scrooge": 1}
+
+
+def test_ambiguous_and_titled_names_stay_apart():
+    r = resolved([rec("Bob Cratchit"), rec("Martha Cratchit"), rec("Mrs Cratchit"),
+                  rec("Cratchit"), rec("Cratchits"), rec("Bob", n=3)])
+    assert r.rename["bob"] == "Bob Cratchit"
+    assert r.rename["mrs cratchit"] == "Mrs Cratchit"  # her title says it is not Bob
+    assert r.rename["cratchit"] == r.rename["cratchits"] not in ("Bob Cratchit", "Martha Cratchit")
+    assert r.rename["martha cratchit"] == "Martha Cratchit"
+
+
+def test_a_surname_crosses_documents_a_given_name_does_not():
+    r = resolved([rec("Ebenezer Scrooge", chunk="c1"), rec("Scrooge", chunk="c2"),
+                  rec("Ebenezer", chunk="c2")])
+    assert r.rename["scrooge"] == "Ebenezer Scrooge" and r.rename["ebenezer"] == "Ebenezer"
+
+
+def test_acronyms_organisation_heads_and_types():
+    r = resolved([rec("Aldren Water Trust", "ORGANIZATION"), rec("AWT", "ORGANIZATION"),
+                  rec("Halvard Shipping Company", "ORGANIZATION"),
+                  rec("Halvard Shipping", "ORGANIZATION"), rec("Halvard", "LOCATION"),
+                  rec("Evil Spirit"), rec("Spirit", n=9)])
+    assert r.rename["awt"] == "Aldren Water Trust"
+    assert r.rename["halvard shipping"] == "Halvard Shipping Company"
+    assert r.rename["halvard"] == "Halvard"  # a place is never an alias of a company
+    assert r.rename["spirit"] == "Spirit"  # "Evil" is no given name
+
+
+def test_renamed_records_lose_self_loops_and_names_that_are_no_names():
+    ents = [rec("Ebenezer Scrooge"), rec("Scrooge"), rec("Have I"), rec("Bob Cratchit")]
+    rels = [RelationshipRecord("Scrooge", "Ebenezer Scrooge", "s", 1, "c1"),
+            RelationshipRecord("Scrooge", "Bob Cratchit", "s", 1, "c1"),
+            RelationshipRecord("Have I", "Bob Cratchit", "s", 1, "c1")]
+    r = resolved(ents)
+    e, rel = rename_records(ents, rels, r)
+    assert [x.name for x in e] == ["Ebenezer Scrooge", "Ebenezer Scrooge", "Bob Cratchit"]
+    assert [(x.source, x.target) for x in rel] == [("Ebenezer Scrooge", "Bob Cratchit")]
+    assert r.dropped == 1
