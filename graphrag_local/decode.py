@@ -234,6 +234,92 @@ class Decoder:
             lib.llama_memory_seq_rm(self.mem, s, -1, -1)
         self.cached = state
 
+    # -- choices ----------------------------------------------------------------------------
+    def choose(self, prompts: list[list[int]], roots: list) -> tuple[list[int], dict[str, int]]:
+        """For each prompt (at most `max_seqs`), the option its trie (`roots[i]`, see
+        `llm._OptionTrie`) leads to by greedy choice over the options' tokens plus their
+        bias, decoded together as a two-level tree of prefixes: what all prompts share (the
+        instructions) once, in sequence 0, reusing what the cache holds; then what each
+        run of consecutive prompts shares beyond it (the sentence a name is asked about)
+        once, in the first sequence of the run; then each prompt's own tail (the name), all
+        in one batch. Forced steps (one way on) are appended without a step of their own.
+        Returns the option indices and token counts (evaluated, reused, steps, forced)."""
+        lib, llm = self.lib, self.llm
+        n = len(prompts)
+        assert 0 < n <= self.max_seqs
+        shared = _common_prefix(prompts)
+        keep = min(llm.longest_token_prefix(self.cached, prompts[0][:shared]), shared)
+        lib.llama_memory_seq_rm(self.mem, -1, keep, -1)
+        for s in range(1, self.max_seqs):
+            lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+        self.cached = prompts[0][:keep]
+        jobs = [Job(p, None, 0, [], seq=i) for i, p in enumerate(prompts)]
+        stats = {"evaluated": 0, "reused": keep, "steps": 0, "forced": 0}
+        if shared > keep:
+            self._decode([(jobs[0], prompts[0][keep:shared], keep)])
+            stats["evaluated"] += shared - keep
+        # runs of consecutive prompts with a longer common prefix (one sentence, several names)
+        runs: list[list[int]] = []
+        for i in range(n):
+            if runs and _common_prefix([prompts[runs[-1][0]], prompts[i]]) > shared:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        heads = {}
+        for run in runs:
+            head = run[0]
+            own = _common_prefix([prompts[i] for i in run]) if len(run) > 1 else shared
+            heads[head] = own
+            if head:
+                lib.llama_memory_seq_cp(self.mem, 0, head, 0, shared)
+        level = [(jobs[h], prompts[h][shared:own], shared) for h, own in heads.items() if own > shared]
+        if level:
+            self._decode(level)
+            stats["evaluated"] += sum(len(t) for _, t, _ in level)
+        stats["reused"] += shared * (n - 1)
+        rows = {}
+        for run in runs:
+            head, own = run[0], heads[run[0]]
+            for i in run:
+                if i != head:
+                    lib.llama_memory_seq_cp(self.mem, head, i, 0, own)
+                    stats["reused"] += own - shared
+                rows[i] = (jobs[i], prompts[i][own:], own)
+        stats["evaluated"] += sum(len(t) for _, t, _ in rows.values())
+        nodes = list(roots)
+        picks = [-1] * n
+        first = True
+        in_cache = list(prompts[0])  # what sequence 0 holds once each round is decoded
+        while rows:
+            index = self._decode(list(rows.values()))
+            if not first and 0 in rows:
+                in_cache += rows[0][1]
+            nxt = {}
+            for seq, (job, toks, pos) in rows.items():
+                logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index[seq]),
+                                               shape=(self.n_vocab,))
+                node = nodes[seq]
+                token = max(node.children, key=lambda t: logits[t] + node.bias[t])
+                if not first:
+                    stats["steps"] += 1
+                node = node.children[token]
+                path = [token]
+                while not node.done and len(node.children) == 1:  # the only way on
+                    token, node = next(iter(node.children.items()))
+                    path.append(token)
+                    stats["forced"] += 1
+                nodes[seq] = node
+                job.out += path
+                if node.done:
+                    picks[seq] = node.option
+                else:
+                    nxt[seq] = (job, path, pos + len(toks))
+            rows, first = nxt, False
+        for s in range(1, n):
+            lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+        self.cached = in_cache
+        return picks, stats
+
     @property
     def cached(self) -> list[int]:
         """The tokens sequence 0 holds in the KV cache."""

@@ -105,11 +105,19 @@ def extractive_reporter(b):
             for c in children if c.id in done and done[c.id].status == "ok"
             for f in done[c.id].findings if f.sources and f.sources[0] in evidence
         ]
+        child_summaries = [
+            Evidence(r.summary_sources[0], evidence[r.summary_sources[0]].text, (0, 0),
+                     tuple(n for n in evidence[r.summary_sources[0]].names if n in members))
+            for c in sorted(children, key=lambda c: (-len(c.members), c.id))
+            if (r := done.get(c.id)) is not None and r.status == "ok" and r.summary_sources
+            and r.summary_sources[0] in evidence and len(c.members) < len(cluster.members)
+        ]
         key = content_id("extractive-report", json.dumps(asdict(s)), *cluster.members,
                          *sorted(e.text for e in kept), *sorted(e.text for _, e in child_findings),
-                         length=24)
+                         *(e.text for e in child_summaries), length=24)
         return extractive_report(cluster, ev, child_findings, key,
-                                 max_findings=s.max_findings, max_summary_chars=s.max_summary_chars)
+                                 max_findings=s.max_findings, max_summary_chars=s.max_summary_chars,
+                                 child_summaries=child_summaries)
 
     return write
 

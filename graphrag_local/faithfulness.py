@@ -100,18 +100,30 @@ class Corpus:
 
 
 def statements(entities: list[Entity], relationships: list[Relationship],
-               reports: list[CommunityReport]) -> dict[str, list[str]]:
-    """Every stored sentence, by field."""
-    def sentences(text: str) -> list[str]:
+               reports: list[CommunityReport],
+               chunk_text: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """Every stored sentence, by field. A text stored with its sources (extractive) is
+    read as the pieces its sources point at when it is exactly those pieces, one after
+    another: a piece of a long sentence (cut at a clause, ending with a comma) would
+    otherwise read back glued to the next statement. Each piece is then looked up in the
+    corpus like any sentence, so nothing is taken on trust."""
+    chunk_text = chunk_text or {}
+
+    def sentences(text: str, sources: tuple[Source, ...] = ()) -> list[str]:
+        pieces = [squash(chunk_text[x.chunk_id][x.start : x.end]) for x in sources
+                  if x.chunk_id in chunk_text]
+        if pieces and len(pieces) == len(sources) and " ".join(pieces) == squash(text):
+            return pieces
         return [squash(text[a:b]) for a, b in split_sentences(text)]
 
     ok = [r for r in reports if r.status == "ok"]
     return {
-        "entity_descriptions": [s for e in entities for s in sentences(e.description)],
-        "relationship_descriptions": [s for r in relationships for s in sentences(r.description)],
-        "report_summaries": [s for r in ok for s in sentences(r.summary)],
+        "entity_descriptions": [s for e in entities for s in sentences(e.description, e.sources)],
+        "relationship_descriptions": [s for r in relationships
+                                      for s in sentences(r.description, r.sources)],
+        "report_summaries": [s for r in ok for s in sentences(r.summary, r.summary_sources)],
         "findings": [s for r in ok for f in r.findings
-                     for s in sentences(f.summary) + sentences(f.explanation)],
+                     for s in sentences(f.summary, f.sources) + sentences(f.explanation)],
     }
 
 
@@ -125,7 +137,7 @@ def check(
     examples: int = 5,
 ) -> dict:
     corpus = Corpus(documents)
-    by_field = statements(entities, relationships, reports)
+    by_field = statements(entities, relationships, reports, {c.id: c.text for c in chunks})
     fields: dict[str, dict] = {}
     unknown: Counter = Counter()
     misses: list[str] = []

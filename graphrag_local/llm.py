@@ -444,12 +444,59 @@ class LlamaChatModel:
             return []
         started = time.perf_counter()
         trie = _OptionTrie(options, bias, self._option_tokens)
+        if self.parallel > 1 and len(prompts) > 1:
+            picks, stats = self._choose_together(prompts, trie, purpose)
+            evaluated, reused, steps, forced = (stats[k] for k in (
+                "evaluated", "reused", "steps", "forced"))
+        else:
+            picks, evaluated, reused, steps, forced = self._choose_one_by_one(prompts, trie, purpose)
+        self.calls.append(
+            CallRecord(
+                purpose=purpose,
+                prompt_hash=prompt_hash(
+                    [{"role": "raw", "content": p} for p in prompts], "\x00".join(options)
+                ),
+                prompt_tokens=evaluated + reused,
+                reused_tokens=reused,
+                completion_tokens=steps,  # a choice read off the prompt's logits costs none
+                seconds=time.perf_counter() - started,
+                finish_reason="choice",
+                forced_tokens=forced,
+            )
+        )
+        return picks
+
+    def _raw_tokens(self, prompt: str, purpose: str) -> list[int]:
+        # raw text, no chat template: nothing in it is a special token (a document's
+        # "<|im_end|>" included)
+        tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+        if len(tokens) + 1 > self.n_ctx:
+            raise BudgetError(
+                f"a {purpose or 'choice'} prompt of {len(tokens)} tokens does not fit the "
+                f"model context n_ctx={self.n_ctx}")
+        return tokens
+
+    def _choose_together(self, prompts: list[str], trie, purpose: str):
+        """The prompts in groups of `parallel`, each group decoded as parallel sequences
+        of the batch context (`Decoder.choose`): the same choices as one by one, up to
+        floating-point order (a near-tie may fall the other way, as for `complete_many`)."""
+        picks: list[int] = []
+        totals = {"evaluated": 0, "reused": 0, "steps": 0, "forced": 0}
+        tokens = [self._raw_tokens(p, purpose) for p in prompts]
+        with self._batch_decoder() as decoder:
+            for start in range(0, len(tokens), self.parallel):
+                group = tokens[start : start + self.parallel]
+                got, stats = decoder.choose(group, [trie.root] * len(group))
+                picks += got
+                for k in totals:
+                    totals[k] += stats[k]
+        return picks, totals
+
+    def _choose_one_by_one(self, prompts: list[str], trie, purpose: str):
         evaluated = reused = steps = forced = 0
         picks: list[int] = []
         for prompt in prompts:
-            # raw text, no chat template: nothing in it is a special token (a document's
-            # "<|im_end|>" included)
-            tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+            tokens = self._raw_tokens(prompt, purpose)
             node, path = trie.root, list(tokens)
             while not node.done:
                 if len(node.children) == 1:  # the only way on: no decoding step
@@ -472,21 +519,7 @@ class LlamaChatModel:
                     node = node.children[token]
                 path.append(token)
             picks.append(node.option)
-        self.calls.append(
-            CallRecord(
-                purpose=purpose,
-                prompt_hash=prompt_hash(
-                    [{"role": "raw", "content": p} for p in prompts], "\x00".join(options)
-                ),
-                prompt_tokens=evaluated + reused,
-                reused_tokens=reused,
-                completion_tokens=steps,  # a choice read off the prompt's logits costs none
-                seconds=time.perf_counter() - started,
-                finish_reason="choice",
-                forced_tokens=forced,
-            )
-        )
-        return picks
+        return picks, evaluated, reused, steps, forced
 
     def _option_tokens(self, option: str) -> list[int]:
         return self._llm.tokenize(option.encode("utf-8"), add_bos=False, special=False)

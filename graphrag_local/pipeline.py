@@ -70,7 +70,7 @@ from .stages.communities import Cluster, build_graph, hierarchical_leiden
 from .stages.describe import Evidence
 from .stages.ground import normalise
 from .stages.load import load_documents
-from .stages.mentions import find_mentions, names_by_sentence
+from .stages.mentions import find_mentions, names_by_sentence, neighbour_relations
 from .stages.merge import (
     entity_id,
     merge_entities,
@@ -286,6 +286,8 @@ def summarize_elements(b: Build) -> None:
                                word_stats(d.text for d in b.documents))
     ent_records, rel_records = rename_records(ent_records, rel_records, resolved)
     b.counts["dropped_names"] = resolved.dropped
+    if b.recipe.mode.verbatim_only or b.recipe.method == "fast":  # relations are co-occurrence
+        rel_records += neighbour_relations(ent_records, b.sentences)
     merged = merge_entities(ent_records)
     merged_rels = merge_relationships(rel_records, merged)
     texts = b.recipe.mode.describe(b, merged, merged_rels)

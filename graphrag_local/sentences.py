@@ -121,6 +121,8 @@ def standalone(text: str, long: int = 45) -> float:
         score -= 0.4
     if n < 8:
         score -= 0.06 * (8 - n)
+    if text[:1].islower() or not _STATEMENT_END.search(text):  # a piece of a longer sentence
+        score -= 0.4
     if n > long:
         score -= min(0.6, (n - long) / 40)
     return max(0.05, score)

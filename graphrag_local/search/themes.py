@@ -192,7 +192,7 @@ def _pick_sentences(s: Scored, sentences: SentenceIndex, focus: float, count: in
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
         quality = standalone(text, long=30)  # a theme line should be short
-        score_of[r] = focus * near[k] + (1 - focus) * (0.5 * cent[k] + 0.5 * about[k]) * quality
+        score_of[r] = focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality
     ranked = sorted((r for r in score_of if r not in used and len(sentences.text(r).split()) >= 4),
                     key=lambda r: (-score_of[r], r))
     floor = score_of[after] - 0.5 if after in score_of else None

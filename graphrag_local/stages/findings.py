@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from ..schema import CommunityReport, Finding
-from ..sentences import near_duplicate
+from ..sentences import near_duplicate, standalone
 from .communities import Cluster
 from .describe import Evidence
 
@@ -47,7 +47,8 @@ def pick(ev: CommunityEvidence, count: int, max_chars: int = 320) -> list[Eviden
     while pool and len(chosen) < count:
         def score(e: Evidence) -> tuple:
             gain = math.fsum(weight.get(n, 0.0) for n in set(e.names))  # exact: no order
-            return (-(gain + (1.0 if e.text in ev.relating else 0.0)), len(e.text), e.order)
+            gain = (gain + (1.0 if e.text in ev.relating else 0.0)) * standalone(e.text)
+            return (-gain, len(e.text), e.order)
 
         best = min(pool, key=score)
         if -score(best)[0] <= 0:
@@ -73,19 +74,26 @@ def extractive_report(
     *,
     max_findings: int,
     max_summary_chars: int,
+    child_summaries: list[Evidence] = (),
 ) -> CommunityReport:
     """The report of `cluster`; `child_findings`: (sub-community id, finding) of its
-    sub-communities' reports, candidates alongside its own sentences."""
+    sub-communities' reports, candidates alongside its own sentences; `child_summaries`:
+    the first summary sentence of each sub-community, largest first: a community with
+    sub-communities is summed up by theirs (it summarises its whole subtree)."""
     from_child = {e.text: cid for cid, e in child_findings}
     candidates = CommunityEvidence(
         ev.members, ev.degree, ev.sentences + [e for _, e in child_findings], ev.relating
     )
     chosen = pick(candidates, max_findings + 2)
     summary: list[Evidence] = []
-    for e in chosen[:2]:
+    for e in list(child_summaries[:2]) + chosen[:2]:
+        if len(summary) == 2 or any(near_duplicate(e.text, s.text) for s in summary):
+            continue
         if not summary or sum(len(s.text) + 1 for s in summary) + len(e.text) <= max_summary_chars:
             summary.append(e)
-    rest = [e for e in chosen if e not in summary][:max_findings] or summary[-1:]
+    rest = [e for e in chosen if e not in summary
+            and not any(near_duplicate(e.text, s.text) for s in summary)][:max_findings]
+    rest = rest or summary[-1:]
     n_rel = len(ev.relating)
     return CommunityReport(
         id=cluster.id, community_id=cluster.id, level=cluster.level, key=key, status="ok",

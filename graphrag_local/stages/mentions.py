@@ -142,3 +142,32 @@ def names_by_sentence(mentions: dict[str, tuple[Source, ...]]) -> dict[tuple[str
         for s in sources:
             out.setdefault((s.chunk_id, s.start), []).append(name)
     return {k: tuple(sorted(set(v))) for k, v in out.items()}
+
+
+def neighbour_relations(entities: list[EntityRecord], sentences: list[Sentence],
+                        max_per_sentence: int = 2) -> list[RelationshipRecord]:
+    """Relationships between entities named in two consecutive sentences of a chunk
+    (narrative text names one actor per sentence more often than two: "Fred laughed.
+    Topper followed him."), described by the two sentences, each verbatim. Only
+    sentences naming at most `max_per_sentence` entities count: a list is no relation.
+    Built after aliases are resolved, from the records' sentence spans."""
+    by_chunk: dict[str, list[Sentence]] = {}
+    for s in sentences:
+        by_chunk.setdefault(s.chunk_id, []).append(s)
+    named: dict[tuple[str, int], set[str]] = {}
+    for e in entities:
+        for start, _end in e.spans:
+            named.setdefault((e.chunk_id, start), set()).add(e.name)
+    out: list[RelationshipRecord] = []
+    for chunk_id, mine in by_chunk.items():
+        for s1, s2 in zip(mine, mine[1:]):
+            a, b = named.get((chunk_id, s1.start), set()), named.get((chunk_id, s2.start), set())
+            if not a or not b or len(a) > max_per_sentence or len(b) > max_per_sentence:
+                continue
+            text = squash(s1.text) + " " + squash(s2.text)
+            for x in sorted(a):
+                for y in sorted(b - a):
+                    if normalise(x) != normalise(y):
+                        out.append(RelationshipRecord(x, y, text, 1, chunk_id,
+                                                      ((s1.start, s1.end), (s2.start, s2.end))))
+    return out
