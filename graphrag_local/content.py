@@ -20,7 +20,7 @@ from .errors import ConfigError
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
 from .search.common import SearchResult, followup_text
-from .stages.classify import classify_chunk
+from .stages.classify import classify_chunks
 from .stages.extract import extract_chunk
 from .stages.mentions import fast_extraction
 
@@ -31,13 +31,14 @@ class ContentMode:
     name = ""
     extract_prompts: tuple[str, ...] = ()
     verbatim_only = False  # anything stored that is not a sentence of the documents is a bug
+    chunks_together = False  # extraction asks several chunks' choices in one call
 
     # --- build ------------------------------------------------------------------------------
     def extraction_options(self, recipe) -> dict:
         raise NotImplementedError
 
-    def extract_chunk(self, recipe, model, prompts, chunk: Chunk, sentences: list[Sentence],
-                      key: str) -> ChunkExtraction:
+    def extract_chunks(self, recipe, model, prompts, items) -> list[ChunkExtraction]:
+        """The extractions of several chunks ((chunk, sentences, key) each)."""
         raise NotImplementedError
 
     def describe(self, b, entities, relationships) -> list[tuple[str, tuple[Source, ...]]]:
@@ -56,12 +57,13 @@ class Extractive(ContentMode):
     name = "extractive"
     extract_prompts = ("type_entities", "glean_check_spans")
     verbatim_only = True
+    chunks_together = True
 
     def extraction_options(self, recipe) -> dict:
         return {"method": "standard", "content": "extractive", **asdict(recipe.classify)}
 
-    def extract_chunk(self, recipe, model, prompts, chunk, sentences, key):
-        return classify_chunk(model, prompts, chunk, sentences, recipe.classify, key)
+    def extract_chunks(self, recipe, model, prompts, items):
+        return classify_chunks(model, prompts, items, recipe.classify)  # choices asked together
 
     def describe(self, b, entities, relationships):
         return elements.describe_extractively(b, entities, relationships)
@@ -119,8 +121,8 @@ class Abstractive(ContentMode):
     def extraction_options(self, recipe) -> dict:
         return {"method": "standard", "content": "abstractive", **asdict(recipe.extract)}
 
-    def extract_chunk(self, recipe, model, prompts, chunk, sentences, key):
-        return extract_chunk(model, prompts, chunk, recipe.extract, key)
+    def extract_chunks(self, recipe, model, prompts, items):
+        return [extract_chunk(model, prompts, c, recipe.extract, k) for c, _, k in items]
 
     def describe(self, b, entities, relationships):
         if b.recipe.method == "fast":  # the fast method's records carry their sentences

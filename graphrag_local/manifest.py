@@ -28,11 +28,18 @@ def make_manifest(b) -> dict:
         "prompts": {name: b.prompts.digest(name) for name in BUILD_PROMPTS},
         "tokenizer": ENCODING_NAME,
         "embedder": EMBEDDER_NAME,
-        "settings": {k: v for k, v in b.settings.to_dict().items()
-                     if k not in ("query", "private")},  # neither changes what is built
+        "settings": _built_by(b.settings.to_dict()),
         "seed": b.settings.seed,
         "docs_dir": str(b.docs_dir),
     }
+
+
+def _built_by(settings: dict) -> dict:
+    """The settings that change what is built: not the query's, not file modes, not how
+    many chunks are extracted together."""
+    out = {k: v for k, v in settings.items() if k not in ("query", "private")}
+    out["extract"] = {k: v for k, v in out["extract"].items() if k != "in_flight"}
+    return out
 
 
 def manifest_changes(old: dict, new: dict, interrupted: dict | None = None) -> list[str]:

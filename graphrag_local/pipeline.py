@@ -243,19 +243,27 @@ def extract(b: Build) -> None:
     for s in b.sentences:
         by_chunk.setdefault(s.chunk_id, []).append(s)
     b.sync["chunks_extracted"], b.sync["chunks_reused"] = len(todo), len(b.chunks) - len(todo)
-    for i, (c, key) in enumerate(zip(b.chunks, keys)):
+    results: dict[str, ChunkExtraction] = {}
+    for c, key in zip(b.chunks, keys):
         row = cache.row(key)
         if row is not None:
-            result = extraction_from_row(row, c.id)
-        else:
-            model = b.model if recipe.uses_model_to_extract else None
-            result = recipe.extract_chunk(model, b.prompts, c, by_chunk.get(c.id, []), key)
+            results[c.id] = extraction_from_row(row, c.id)
+    model = b.model if todo and recipe.uses_model_to_extract else None
+    # chunks in flight: their model calls are asked together; each is saved when done
+    together = model is not None and recipe.method == "standard" and recipe.mode.chunks_together
+    window = max(1, b.settings.extract.in_flight) if together else 1
+    pending = [(c, by_chunk.get(c.id, []), k) for c, k in zip(b.chunks, keys) if c.id not in results]
+    for start in range(0, len(pending), window):
+        part = pending[start : start + window]
+        for (c, _, key), result in zip(part, recipe.extract_chunks(model, b.prompts, part)):
             r = extraction_row(result)
             cache.put(key, r["record_json"], chunk_id=c.id, status=r["status"], error=r["error"],
                       durable=model is not None)  # cheap units go in batches
-            b.log_calls("extract")
-        b.extractions.append(result)
-        b.progress("extract", i + 1, len(b.chunks))
+            results[c.id] = result
+        b.log_calls("extract")
+        b.progress("extract", len(results), len(b.chunks))
+    b.extractions = [results[c.id] for c in b.chunks]
+    b.progress("extract", len(b.chunks), len(b.chunks))
     for r in b.extractions:
         b.counts["failed_chunks"] += r.status != "ok"
         b.counts["dropped_entities"] += r.dropped_entities

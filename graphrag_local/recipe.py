@@ -54,9 +54,14 @@ class Recipe:
 
     def extract_chunk(self, model: ChatModel | None, prompts: Prompts, chunk: Chunk,
                       sentences: list[Sentence], key: str) -> ChunkExtraction:
+        return self.extract_chunks(model, prompts, [(chunk, sentences, key)])[0]
+
+    def extract_chunks(self, model: ChatModel | None, prompts: Prompts,
+                       items: list[tuple[Chunk, list[Sentence], str]]) -> list[ChunkExtraction]:
+        """The extractions of chunks in flight ((chunk, its sentences, key) each)."""
         if self.method == "fast":
-            return fast_extract(self, chunk, sentences, key)
-        return self.mode.extract_chunk(self, model, prompts, chunk, sentences, key)
+            return [fast_extract(self, c, s, k) for c, s, k in items]
+        return self.mode.extract_chunks(self, model, prompts, items)
 
 
 def make_recipe(settings: Settings, preset: Preset) -> Recipe:

@@ -44,6 +44,10 @@ class ExtractSettings:
     # added to it; tuned on Re-DocRED dev documents 100-149, not the evaluated ones)
     not_entity_bias: float = -5.0
     doubtful_not_entity_bias: float = 5.0  # for the doubtful spans of the gleaning round
+    # chunks in flight: extracted together, their model calls decoded as parallel sequences
+    # (results equal one-by-one extraction's up to floating-point order); each is saved when
+    # its group is done, so a crash costs at most this many chunks of work
+    in_flight: int = 4
     claims: bool = False
     max_claims: int = 6
     claim_types: tuple[str, ...] = ("FACT", "EVENT", "ALLEGATION", "AGREEMENT", "DISPUTE")
@@ -158,6 +162,8 @@ class Settings:
                 f"(got overlap={c.overlap}, size={c.size})"
             )
         e = self.extract
+        if e.in_flight < 1:
+            raise ConfigError(f"{where}: extract.in_flight must be at least 1")
         if e.max_gleanings < 0:
             raise ConfigError(f"{where}: extract.max_gleanings must be >= 0")
         if e.names not in ("", "spans", "free"):

@@ -95,44 +95,62 @@ def type_names(
     purpose: str,
 ) -> list[str]:
     """The type the model chooses for each name ("" when it is no entity)."""
-    if not names:
-        return []
+    return type_names_many(model, prompts, [(names, text, sentences)], entity_types,
+                           not_entity_bias, purpose)[0]
+
+
+def type_names_many(
+    model: ChatModel,
+    prompts: Prompts,
+    jobs: list[tuple[tuple[str, ...], str, list[Sentence]]],
+    entity_types: tuple[str, ...],
+    not_entity_bias: float,
+    purpose: str,
+) -> list[list[str]]:
+    """`type_names` for the names of several chunks ((names, text, sentences) each), the
+    prompts that share options asked in one call, so that they are decoded together."""
     opts = type_options(entity_types)
     # A small model likes to copy a word of the name ("Port Aldren Town Council" -> "town"):
     # a word of the name other than its last says nothing about what it names and is not
     # offered; its last word, when it is one of the options ("... Council"), is favoured.
-    groups: dict[tuple[frozenset[str], str], list[int]] = {}
-    for i, n in enumerate(names):
-        words = normalise(n).split() or [""]
-        head = words[-1] if words[-1] in opts.words and len(words) > 1 else ""
-        groups.setdefault((frozenset(words[:-1]) & opts.words, head), []).append(i)
-    out = [""] * len(names)
+    groups: dict[tuple[frozenset[str], str], list[tuple[int, int]]] = {}
+    for j, (names, _text, _sentences) in enumerate(jobs):
+        for i, n in enumerate(names):
+            words = normalise(n).split() or [""]
+            head = words[-1] if words[-1] in opts.words and len(words) > 1 else ""
+            groups.setdefault((frozenset(words[:-1]) & opts.words, head), []).append((j, i))
+    out = [[""] * len(names) for names, _, _ in jobs]
     base = opts.bias(not_entity_bias)
     for (masked, head), members in groups.items():
-        keep = [j for j, o in enumerate(opts.options) if o.strip() not in masked]
+        keep = [k for k, o in enumerate(opts.options) if o.strip() not in masked]
         asks = [
-            prompts.render("type_entities", sentence=context_of(names[i], text, sentences),
-                           name=names[i]).rstrip()
-            for i in members
+            prompts.render("type_entities", sentence=context_of(jobs[j][0][i], jobs[j][1], jobs[j][2]),
+                           name=jobs[j][0][i]).rstrip()
+            for j, i in members
         ]
-        bias = tuple(base[j] + (HEAD_BIAS if opts.options[j].strip() == head else 0.0)
-                     for j in keep)
-        picks = model.choose(asks, tuple(opts.options[j] for j in keep), bias=bias,
+        bias = tuple(base[k] + (HEAD_BIAS if opts.options[k].strip() == head else 0.0)
+                     for k in keep)
+        picks = model.choose(asks, tuple(opts.options[k] for k in keep), bias=bias,
                              purpose=purpose)
-        for i, pick in zip(members, picks):
-            out[i] = opts.types[keep[pick]]
+        for (j, i), pick in zip(members, picks):
+            out[j][i] = opts.types[keep[pick]]
     return out
+
+
+def glean_prompt(prompts: Prompts, found: list[str], doubtful: tuple[str, ...],
+                 sentences: list[Sentence]) -> str:
+    """The paper's gleaning decision, YES or NO, about the doubtful spans."""
+    where = [squash(s.text) for s in sentences if any(occurs(d, normalise(s.text)) for d in doubtful)]
+    return prompts.render(
+        "glean_check_spans", sentences="\n".join(where[:8]), found=", ".join(found) or "none",
+        doubtful=", ".join(doubtful),
+    ).rstrip()
 
 
 def glean_check(model: ChatModel, prompts: Prompts, found: list[str], doubtful: tuple[str, ...],
                 sentences: list[Sentence]) -> bool:
-    """The paper's gleaning decision, YES or NO, about the doubtful spans."""
-    where = [squash(s.text) for s in sentences if any(occurs(d, normalise(s.text)) for d in doubtful)]
-    prompt = prompts.render(
-        "glean_check_spans", sentences="\n".join(where[:8]), found=", ".join(found) or "none",
-        doubtful=", ".join(doubtful),
-    ).rstrip()
-    return model.choose([prompt], (" YES", " NO"), purpose="glean_check")[0] == 0
+    return model.choose([glean_prompt(prompts, found, doubtful, sentences)], (" YES", " NO"),
+                        purpose="glean_check")[0] == 0
 
 
 # words a person's name is often written after; a span the model types PERSON loses them
@@ -173,25 +191,43 @@ def classify_chunk(
     opts: ClassifyOptions,
     key: str,
 ) -> ChunkExtraction:
-    sure = candidate_names(chunk.text)
-    types = type_names(model, prompts, sure, chunk.text, sentences, opts.entity_types,
-                       opts.not_entity_bias, "type")
-    typed = [(n, t) for n, t in zip(sure, types) if t]
-    decisions = {n: t or "NONE" for n, t in zip(sure, types)}
-    doubtful = doubtful_names(chunk.text)
-    gleanings = 0
-    if opts.max_gleanings and doubtful and glean_check(
-        model, prompts, [n for n, _ in typed], doubtful, sentences
-    ):
-        gleanings = 1
-        more = type_names(model, prompts, doubtful, chunk.text, sentences, opts.entity_types,
-                          opts.doubtful_not_entity_bias, "glean")
-        typed += [(n, t) for n, t in zip(doubtful, more) if t]
-        decisions.update({n: t or "NONE" for n, t in zip(doubtful, more)})
-    typed = list(dict.fromkeys((untitled(n) if t == "PERSON" else n, t) for n, t in typed))
-    entities, relationships = entity_records(typed, sentences, chunk.id)
-    return ChunkExtraction(
-        chunk_id=chunk.id, key=key, status="ok", error="", entities=tuple(entities),
-        relationships=tuple(relationships), raw_replies=(json.dumps(decisions),),
-        gleanings=gleanings, dropped_entities=sum(1 for t in decisions.values() if t == "NONE"),
-    )
+    return classify_chunks(model, prompts, [(chunk, sentences, key)], opts)[0]
+
+
+def classify_chunks(
+    model: ChatModel,
+    prompts: Prompts,
+    items: list[tuple[Chunk, list[Sentence], str]],
+    opts: ClassifyOptions,
+) -> list[ChunkExtraction]:
+    """The extractions of several chunks ((chunk, its sentences, key) each), their
+    choices asked together (chunks in flight: one call per kind of choice, decoded as
+    parallel sequences); each chunk's result is what it would be alone, up to the
+    floating-point order of a batch."""
+    sure = [candidate_names(c.text) for c, _, _ in items]
+    types = type_names_many(model, prompts, [(n, c.text, s) for n, (c, s, _) in zip(sure, items)],
+                            opts.entity_types, opts.not_entity_bias, "type")
+    typed = [[(n, t) for n, t in zip(ns, ts) if t] for ns, ts in zip(sure, types)]
+    decisions = [{n: t or "NONE" for n, t in zip(ns, ts)} for ns, ts in zip(sure, types)]
+    doubtful = [doubtful_names(c.text) for c, _, _ in items]
+    asked = [j for j, d in enumerate(doubtful) if opts.max_gleanings and d]
+    answers = model.choose([glean_prompt(prompts, [n for n, _ in typed[j]], doubtful[j], items[j][1])
+                            for j in asked], (" YES", " NO"), purpose="glean_check") if asked else []
+    glean = [j for j, a in zip(asked, answers) if a == 0]
+    more = type_names_many(model, prompts, [(doubtful[j], items[j][0].text, items[j][1])
+                                            for j in glean],
+                           opts.entity_types, opts.doubtful_not_entity_bias, "glean") if glean else []
+    for j, ts in zip(glean, more):
+        typed[j] += [(n, t) for n, t in zip(doubtful[j], ts) if t]
+        decisions[j].update({n: t or "NONE" for n, t in zip(doubtful[j], ts)})
+    out = []
+    for j, (chunk, sentences, key) in enumerate(items):
+        kept = list(dict.fromkeys((untitled(n) if t == "PERSON" else n, t) for n, t in typed[j]))
+        entities, relationships = entity_records(kept, sentences, chunk.id)
+        out.append(ChunkExtraction(
+            chunk_id=chunk.id, key=key, status="ok", error="", entities=tuple(entities),
+            relationships=tuple(relationships), raw_replies=(json.dumps(decisions[j]),),
+            gleanings=int(j in glean),
+            dropped_entities=sum(1 for t in decisions[j].values() if t == "NONE"),
+        ))
+    return out
