@@ -176,15 +176,10 @@ def dry_run(
     }
 
 
-def open_session(
-    index_dir: Path, *, config: Path | None = None, model: str | None = None
-):
-    """A question-answering session over a built index: `open_session(...).ask(question,
-    method=...)` answers (see `query.Session`; `query.result_dict` makes it plain data).
-    The model is the one that built the index unless `model` (or the config file) names
-    another."""
-    from .embed import MiniLMEmbedder
-    from .query import Session, open_index
+def session_settings(index_dir: Path, *, config: Path | None = None, model: str | None = None):
+    """The settings and model a question-answering session over `index_dir` uses: the
+    model that built the index unless `model` (or the config file) names another."""
+    from .query import open_index
 
     _store, manifest = open_index(index_dir)
     built_with = manifest.get("model", {}).get("preset")
@@ -193,11 +188,29 @@ def open_session(
         presets, _default = presets_mod.load_presets()
         if built_with in presets:
             settings = resolve_settings(config, built_with)
-    info = model_info(settings)
-    return Session(  # answers the way the index was built: its manifest's content mode
+    return settings, model_info(settings)
+
+
+def question_embedder(batch_size: int = 32):
+    """The embedder questions are embedded with (the one the index was embedded with)."""
+    from .embed import MiniLMEmbedder
+
+    return MiniLMEmbedder(batch_size)
+
+
+def open_session(
+    index_dir: Path, *, config: Path | None = None, model: str | None = None
+):
+    """A question-answering session over a built index: `open_session(...).ask(question,
+    method=...)` answers (see `query.Session`; `query.result_dict` makes it plain data).
+    It answers the way the index was built (its manifest's content mode)."""
+    from .query import Session
+
+    settings, info = session_settings(index_dir, config=config, model=model)
+    return Session(
         index_dir, settings, project_prompts(config),
         get_model=lambda: open_chat_model(info, settings.seed),
-        get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
+        get_embedder=lambda: question_embedder(settings.embed.batch_size),
     )
 
 

@@ -24,7 +24,7 @@ from .cli_common import (
     out,
     user_errors,
 )
-from .errors import ConfigError, GraphragError
+from .errors import ConfigError, GraphragError, IndexStateError
 from .eval.cli import eval_app
 
 app = typer.Typer(
@@ -232,9 +232,22 @@ def query(
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
     show_context: bool = typer.Option(False, "--show-context", help="Print what the model was given."),
+    local: bool = typer.Option(False, "--local", help="Answer in this process even when `serve` runs for this index."),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Answer a question from the index, with its sources."""
+    """Answer a question from the index, with its sources (through a running `serve` of
+    the same index when there is one: it is warm)."""
+    served = None if local or show_context else _served(index)
+    if served is not None:
+        result, data = _ask_served(served, {"question": question, "method": method,
+                                            "level": level})
+        stream = _Stream(enabled=False)
+        if as_json:
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+            return
+        _render_answer_tail(result, data, stream)
+        _render_sources(result)
+        return
     from . import api
     from .query import result_dict
 
@@ -242,7 +255,7 @@ def query(
     try:
         with _Stream(enabled=not as_json) as stream:
             result = session.ask(question, method=method, level=level, on_text=stream)
-        data = result_dict(result, session.model.name)
+        data = result_dict(result, session.model_name)
     finally:
         session.close()
     if as_json:
@@ -256,6 +269,52 @@ def query(
     _render_sources(result)
 
 
+def _served(index: Path):
+    """A running `serve` of this index that answers, or None."""
+    from .serve.discovery import find_server, healthy
+
+    server = find_server(index)
+    return server if server is not None and healthy(server) else None
+
+
+class _ServedSession:
+    """A running `serve` in the place of a session, for `chat`."""
+
+    def __init__(self, server: dict):
+        self.server, self.model_name = server, f"served by {server['url']}"
+
+    def ask(self, question, method="global", level=None, history=(), on_text=None):
+        result, _ = _ask_served(self.server, {"question": question, "method": method,
+                                              "level": level, "history": list(history)})
+        return result
+
+    def resolve_level(self, level):  # the server says when a level has no reports
+        return level
+
+    def close(self) -> None:
+        pass
+
+
+def _ask_served(server: dict, body: dict):
+    """The server's answer, as a SearchResult (for the renderers) and its JSON."""
+    from .search.common import Citation, SearchResult
+    from .serve.discovery import ask_server
+
+    try:
+        data = ask_server(server, body)
+    except OSError as exc:
+        raise IndexStateError(f"the running `graphrag-local serve` at {server['url']} did not "
+                              f"answer ({exc}); ask with --local to answer here") from None
+    if "error" in data:
+        raise IndexStateError(f"{server['url']}: {data['error'].get('message', data['error'])}")
+    result = SearchResult(question=data["question"], method=data["method"], answer=data["answer"],
+                          level=data["level"], no_answer=data["no_answer"],
+                          citations=[Citation(**c) for c in data["citations"]],
+                          unknown_refs=data["unknown_refs"], timings=data["timings"])
+    data.setdefault("served_by", server["url"])
+    return result, data
+
+
 @app.command()
 @user_errors
 def chat(
@@ -264,14 +323,16 @@ def chat(
     index: Path = IndexOpt,
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
+    local: bool = typer.Option(False, "--local", help="Answer in this process even when `serve` runs for this index."),
 ) -> None:
     """Ask questions in a conversation; follow-ups use what was said. Reads piped input
-    too. Type /help for commands."""
+    too. Type /help for commands. Uses a running `serve` of the same index when there is one."""
     from . import api
     from .query import METHODS, result_dict
 
     interactive = sys.stdin.isatty()
-    session = api.open_session(index, config=config, model=model)
+    served = None if local else _served(index)
+    session = _ServedSession(served) if served else api.open_session(index, config=config, model=model)
     history: list[tuple[str, str]] = []
     last = None
     if interactive:
@@ -320,12 +381,46 @@ def chat(
             except GraphragError as exc:
                 err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
                 continue
-            _render_answer_tail(last, result_dict(last, session.model.name), stream, brief=True)
+            _render_answer_tail(last, result_dict(last, session.model_name), stream, brief=True)
             history.append((line, last.answer))
     except KeyboardInterrupt:
         out.print()
     finally:
         session.close()
+
+
+@app.command()
+@user_errors
+def serve(
+    index: Path = IndexOpt,
+    host: str | None = typer.Option(None, "--host", help="Address to listen on (default: serve.host, 127.0.0.1). Any other than loopback needs a token."),
+    port: int | None = typer.Option(None, "--port", "-p", help="Port (default: serve.port, 8765)."),
+    name: str | None = typer.Option(None, "--name", help="The model id clients see (default: the index folder's name)."),
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Serve the index warm to other tools: OpenAI-compatible chat (/v1/chat/completions,
+    /v1/models), a query API (/query) and /health. `query` and `chat` use it too."""
+    from .serve.app import serve as run
+
+    def ready(url: str) -> None:
+        err.print(f"serving {index} at {url} (OpenAI base URL {url}/v1); Ctrl-C stops it",
+                  highlight=False)
+
+    run(index, config=config, model=model, host=host, port=port, name=name, ready=ready)
+
+
+@app.command()
+@user_errors
+def mcp(
+    index: Path = IndexOpt,
+    model: str | None = ModelOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Serve the index to an MCP client over stdio (tools: query, entity, reports, status)."""
+    from .serve.mcp_server import run_stdio
+
+    run_stdio(index, config=config, model=model)
 
 
 CHAT_HELP = """commands:

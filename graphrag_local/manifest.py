@@ -37,7 +37,7 @@ def make_manifest(b) -> dict:
 def _built_by(settings: dict) -> dict:
     """The settings that change what is built: not the query's, not file modes, not how
     many chunks are extracted together."""
-    out = {k: v for k, v in settings.items() if k not in ("query", "private")}
+    out = {k: v for k, v in settings.items() if k not in ("query", "serve", "private")}
     out["extract"] = {k: v for k, v in out["extract"].items() if k != "in_flight"}
     return out
 

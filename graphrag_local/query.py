@@ -129,6 +129,13 @@ class Session:
         return self.mode.name
 
     @property
+    def model_name(self) -> str:
+        """The chat model's preset name, without loading it."""
+        if self._model is not None:
+            return self._model.name
+        return self.settings.model or self.manifest.get("model", {}).get("preset", "")
+
+    @property
     def model(self) -> ChatModel:
         if self._model is None:
             started = time.perf_counter()

@@ -118,6 +118,22 @@ class QuerySettings:
 
 
 @dataclass(frozen=True)
+class ServeSettings:
+    """`graphrag-local serve`: the index as a local service. Never part of a build."""
+
+    host: str = "127.0.0.1"  # loopback: only this machine; any other address needs a token
+    port: int = 8765
+    token_env: str = "GRAPHRAG_LOCAL_TOKEN"  # the environment variable holding the bearer token
+    method: str = "global"  # the search method of the bare model id (INDEX; INDEX:drift names one)
+    max_body_bytes: int = 262_144  # a request body larger than this is refused (413)
+    max_question_chars: int = 4000  # a longer question is refused (413)
+    max_waiting: int = 16  # questions waiting for the models; more are refused (429)
+    wait_seconds: float = 60.0  # a question that waited this long is refused (503)
+    cors_origins: tuple[str, ...] = ()  # browser origins allowed to call it (none by default)
+    log_questions: bool = False  # the access log names path, status and time, not the question
+
+
+@dataclass(frozen=True)
 class Settings:
     model: str = ""  # preset name; "" means the default preset of models.toml
     # "extractive": stored text is only sentences of the documents (the model chooses);
@@ -137,6 +153,7 @@ class Settings:
     reports: ReportSettings = field(default_factory=ReportSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     query: QuerySettings = field(default_factory=QuerySettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -193,6 +210,14 @@ class Settings:
                      "drift_max_followups"):
             if getattr(q, name) < 1:
                 raise ConfigError(f"{where}: query.{name} must be at least 1")
+        v = self.serve
+        if not 0 < v.port < 65536:
+            raise ConfigError(f"{where}: serve.port must be between 1 and 65535 (got {v.port})")
+        if v.method not in ("global", "local", "basic", "ts", "drift"):
+            raise ConfigError(f"{where}: serve.method must be global, local, basic, ts or drift")
+        for name in ("max_body_bytes", "max_question_chars", "max_waiting"):
+            if getattr(v, name) < 1:
+                raise ConfigError(f"{where}: serve.{name} must be at least 1")
         return self
 
 

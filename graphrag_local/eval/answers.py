@@ -77,7 +77,7 @@ def answer_questions(
             progress(i, total, f"{name}: {q['question'][:60]}")
             started = time.perf_counter()
             result = session.ask(q["question"], method=method, level=level)
-            d = result_dict(result, session.model.name)
+            d = result_dict(result, session.model_name)
             row = {
                 "question_id": q["id"], "question": q["question"], "condition": name,
                 "method": method, "level": result.level, "answer": result.answer,

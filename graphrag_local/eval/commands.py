@@ -82,7 +82,7 @@ def answer(
                     index=str(index), questions=f"{len(qs)} from {questions_file}",
                     model=session.settings.model or "")
         rows = answer_questions(session, qs, conds, out, progress)
-        _write_meta(out, model=session.model.name)
+        _write_meta(out, model=session.model_name)
     finally:
         session.close()
     return {"answers": len(rows), "out": str(out)}
@@ -193,7 +193,7 @@ def facts(
     session = api.open_session(index, config=config, model=model)
     try:
         result = score_facts(session, rows, wanted, progress)
-        name = session.model.name if session._model is not None else (session.settings.model or "")
+        name = session.model_name
         content = session.content
     finally:
         session.close()
