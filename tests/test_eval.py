@@ -245,7 +245,6 @@ def test_answers_without_question_ids_get_them_when_read(tmp_path):
 
 
 def test_answering_resumes_after_an_interruption(tmp_path):
-    from types import SimpleNamespace
 
     from graphrag_local.eval.answers import answer_questions, read_answers
     from graphrag_local.search.common import SearchResult
@@ -253,7 +252,7 @@ def test_answering_resumes_after_an_interruption(tmp_path):
     asked = []
 
     class Session:
-        model = SimpleNamespace(name="fake")
+        model_name = "fake"
 
         def __init__(self, stop_after=None):
             self.stop_after = stop_after
