@@ -26,18 +26,24 @@ from graphrag_local.store import Store
 pytestmark = pytest.mark.e2e
 
 NAMES = ("01_water_trust.md", "02_millbrook_flood.txt", "03_halvard_shipping.md")
-KILLS = ("extract:1", "summarize:0", "reports:1", "embed:1", "store:3", "store:8")
+KILLS = ("extract:2", "summarize:0", "reports:1", "embed:1", "store:3", "store:8")
 BUILD = ("import json, sys; from pathlib import Path; from graphrag_local import api; "
-         "print(json.dumps(api.build(Path(sys.argv[1]), Path(sys.argv[2]))))")
+         "print(json.dumps(api.build(Path(sys.argv[1]), Path(sys.argv[2]), "
+         "config=Path(sys.argv[3]))))")
+# two chunks in flight: the first group (2 chunks) is saved, then the kill; the third
+# chunk is the resumed build's
+CONFIG = "[extract]\nin_flight = 2\n"
 
 
 def start_build(docs: Path, index: Path, kill_at: str = "") -> subprocess.Popen:
     """A build in a subprocess, killed at `kill_at` if given."""
+    config = docs.parent / "graphrag-local.toml"
+    config.write_text(CONFIG)
     env = {k: v for k, v in os.environ.items()
            if k not in ("GRAPHRAG_LOCAL_KILL_AT", "PYTHONHASHSEED")}
     if kill_at:
         env["GRAPHRAG_LOCAL_KILL_AT"] = kill_at
-    return subprocess.Popen([sys.executable, "-c", BUILD, str(docs), str(index)], env=env,
+    return subprocess.Popen([sys.executable, "-c", BUILD, str(docs), str(index), str(config)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -86,7 +92,7 @@ def test_every_kill_point_was_reached_and_each_resume_went_further(crash):
     assert [r["code"] for r in runs] == [-9] * len(KILLS)
     chunks = crash["clean_summary"]["chunks"]
     work = {r["kill_at"]: r["work"] for r in runs}
-    assert work["extract:1"]["extractions"] == 1 and work["extract:1"]["embedding_cache"] == 0
+    assert work["extract:2"]["extractions"] == 2 and work["extract:2"]["embedding_cache"] == 0
     assert work["summarize:0"]["extractions"] == chunks
     assert 0 < work["embed:1"]["embedding_cache"] < work["store:3"]["embedding_cache"]
     assert not any(r["complete"] for r in runs)  # nothing finished was ever claimed
@@ -105,7 +111,7 @@ def test_no_finished_unit_of_work_was_done_twice(crash):
     asked_killed = Counter(c["prompt_hash"] for c in killed.read("llm_calls"))
     assert asked_killed - asked_clean == Counter()  # no prompt asked more often
     assert asked_killed == asked_clean  # kills at unit boundaries lose no finished unit
-    assert len({c["build_id"] for c in killed.read("llm_calls")}) == 2  # extract:1, then the rest
+    assert len({c["build_id"] for c in killed.read("llm_calls")}) == 2  # extract:2, then the rest
     for table in ("extractions", "embedding_cache"):
         keys = [r["key"] for r in killed.read(table, ["key"])]
         assert len(keys) == len(set(keys)), table

@@ -44,28 +44,32 @@ def builds(tmp_path_factory):
     docs = copy_corpus(base / "docs", DOCS)
     out = {"docs": docs, "local": base / "local", "served": base / "served",
            "killed": base / "killed"}
-    out["local_summary"] = api.build(docs, out["local"])
+    # two chunks in flight: the kill comes after the first group, the third chunk fails
+    config = base / "graphrag-local.toml"
+    config.write_text("[extract]\nin_flight = 2\n")
+    out["local_summary"] = api.build(docs, out["local"], config=config)
     with model_server("llama-cpp-python", base) as (url, _proc):
         add_server("srv", url)
-        out["served_summary"] = api.build(docs, out["served"], model="srv")
+        out["served_summary"] = api.build(docs, out["served"], model="srv", config=config)
 
     # killed mid-extraction: the build stops with the resume hint
     with model_server("llama-cpp-python", base) as (url, proc):
         add_server("srv", url)
 
         def kill_after_one_chunk(stage: str, done: int, total: int) -> None:
-            if stage == "extract" and done == 1 and proc.poll() is None:
+            if stage == "extract" and 1 <= done < 3 and proc.poll() is None:
                 proc.kill()
                 proc.wait()
 
         started = time.perf_counter()
         with pytest.raises(ModelError) as info:
-            api.build(docs, out["killed"], model="srv", progress=kill_after_one_chunk)
+            api.build(docs, out["killed"], model="srv", config=config,
+                      progress=kill_after_one_chunk)
         out["kill_error"], out["kill_seconds"] = str(info.value), time.perf_counter() - started
     # a new server (another port): the same model, so the same work keys
     with model_server("llama-cpp-python", base) as (url, _proc):
         add_server("srv", url)
-        out["resumed_summary"] = api.build(docs, out["killed"], model="srv")
+        out["resumed_summary"] = api.build(docs, out["killed"], model="srv", config=config)
     yield out
     mp.undo()
 
