@@ -207,7 +207,8 @@ def check_llama(versions: dict) -> list[Check]:
 
 
 def check_models() -> list[Check]:
-    from . import presets, resources
+    from . import resources
+    from .models import presets
 
     try:
         all_presets, default = presets.load_presets()
@@ -257,7 +258,7 @@ def _model_hint(p) -> str:
 
 def _model_file(label: str, p, path: Path, is_default: bool) -> Check:
     from .errors import ModelError
-    from .presets import check_gguf, sha256_file
+    from .models.presets import check_gguf, sha256_file
 
     try:
         check_gguf(path)
@@ -484,7 +485,7 @@ def _lock_check(index: Path) -> Check:
 
 
 def _index_model_check(manifest: dict) -> Check:
-    from . import presets
+    from .models import presets
 
     model = manifest.get("model", {})
     name, built_sha = model.get("preset", ""), model.get("sha256", "")

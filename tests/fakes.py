@@ -10,7 +10,7 @@ from collections import deque
 import numpy as np
 
 from graphrag_local.errors import InjectedFailure
-from graphrag_local.llm import CallRecord, prompt_hash
+from graphrag_local.models.protocol import CallRecord, prompt_hash
 
 
 class FakeChatModel:
