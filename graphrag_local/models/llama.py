@@ -72,6 +72,15 @@ def _special_attrs() -> int:
             | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN)
 
 
+def backend() -> tuple[str, str, bool]:
+    """(llama-cpp-python's version, llama.cpp's system info, whether the build offloads
+    layers to a GPU), for `doctor`; raises what importing llama_cpp raises."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+    return llama_cpp.__version__, info, bool(llama_cpp.llama_supports_gpu_offload())
+
+
 def env_threads() -> int | None:
     """GRAPHRAG_LOCAL_THREADS: CPU threads for llama.cpp (unset: all cores)."""
     value = os.environ.get("GRAPHRAG_LOCAL_THREADS", "").strip()

@@ -2,9 +2,10 @@
 records and requests it takes and gives, and what every implementation shares (prompt
 hashes, the sampling of retries, the injected-failure test hook).
 
-This is the only part of `models` that stages and searches import. It does not import
-llama_cpp or open a connection: the implementations are `llama.py` (in-process, through
-llama.cpp) and `server.py` (an OpenAI-compatible server over HTTP)."""
+Stages and searches see a model only through this (and the model-agnostic `structured.py`
+and `grammar.py`). It does not import llama_cpp or open a connection: the
+implementations are `llama.py` (in-process, through llama.cpp) and `server.py` (an
+OpenAI-compatible server over HTTP)."""
 
 from __future__ import annotations
 
