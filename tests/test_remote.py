@@ -530,18 +530,31 @@ def test_choose_picks_options_in_one_record(model):
 def test_choose_agrees_with_the_local_model(model):
     from graphrag_local.models.llama import LlamaChatModel
     from graphrag_local.models.presets import get_preset, require
+    from graphrag_local.settings import ExtractSettings
+    from graphrag_local.stages.classify import type_options
 
     scores = tuple(f" {n}\n" for n in range(101))
     prompts = [f"Rate from 0 to 100 how {w} this is: {t}\nScore:" for w, t in
                [("hot", "the sun"), ("cold", "ice"), ("loud", "a whisper")]]
     yes_no = ["Is water wet? Answer YES or NO:", "Is a stone alive? Answer YES or NO:"]
-    remote = [model.choose(prompts, scores), model.choose(yes_no, (" YES", " NO")),
-              model.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0))]
+    # the entity-type words with the not-an-entity bias (stages/classify.py): per token
+    # id on the server, per option locally, the same as no option shares a token
+    types = type_options(ExtractSettings().entity_types)
+    names = [f"{s} Here, {n} is a" for s, n in [
+        ("Mara Quill leads the Aldren Water Trust.", "Mara Quill"),
+        ("The ferry leaves Port Aldren at dawn.", "Port Aldren"),
+        ("The Lantern Festival fills the harbour every June.", "the Lantern Festival")]]
+
+    def asks(m):
+        return [m.choose(prompts, scores), m.choose(yes_no, (" YES", " NO")),
+                m.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0)),
+                m.choose(names, types.options, bias=types.bias(-5.0))]
+
+    remote = asks(model)
     preset = get_preset(MODEL_ID)
     local = LlamaChatModel(preset=preset, path=require(preset), n_threads=2)
     try:
-        here = [local.choose(prompts, scores), local.choose(yes_no, (" YES", " NO")),
-                local.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0))]
+        here = asks(local)
     finally:
         local.close()
     assert remote == here

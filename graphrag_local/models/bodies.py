@@ -64,7 +64,8 @@ def option_bias(tokenized: list[list[int]], bias: tuple[float, ...]) -> dict[str
     """`logit_bias` for a choice: OPTION_BOOST on every token of every option, plus the
     option's bias (clipped to +-BIAS_LIMIT; the first option's where options share a
     token), so that the options' own tokens beat any other spelling and the choice where
-    they part is made on the model's scores plus `bias`."""
+    they part is made on the model's scores plus `bias`: per token id, not per option
+    (see `ChatModel.choose` on `exact_choice_bias`)."""
     out: dict[str, float] = {}
     for i, tokens in enumerate(tokenized):
         extra = max(-BIAS_LIMIT, min(BIAS_LIMIT, bias[i])) if bias else 0.0

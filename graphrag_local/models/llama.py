@@ -96,6 +96,8 @@ def env_threads() -> int | None:
 class LlamaChatModel:
     """A GGUF model run in-process through llama-cpp-python."""
 
+    exact_choice_bias = True  # `choose` walks a trie: bias counts where options part
+
     preset: Preset
     path: Path
     seed: int = 42
@@ -433,7 +435,8 @@ class LlamaChatModel:
 
 class _OptionTrie:
     """The options of a `choose` call as a trie of their tokens. A node with one child
-    is a forced step; `bias` is added at the node where an option parts from the others."""
+    is a forced step; at a node with more, each child carries the bias of the first
+    option that goes through it, added to its token's score (`ChatModel.choose`)."""
 
     class Node:
         def __init__(self) -> None:

@@ -71,6 +71,9 @@ class ChatModel(Protocol):
     n_ctx: int
     parallel: int  # how many requests it decodes at once (1: one after the other)
     calls: list[CallRecord]  # every call so far, in order (the build logs them)
+    # how `choose` applies `bias`: True, per option, where it parts from the others;
+    # False, per token id (a server's logit_bias). See `choose`.
+    exact_choice_bias: bool
 
     def complete(
         self,
@@ -103,9 +106,25 @@ class ChatModel(Protocol):
     ) -> list[int]:
         """For each raw text in `prompts` (no chat template is applied), the index of the
         option the model continues it with: greedy decoding restricted to the options'
-        tokens, with `bias` (log-probability units, one per option) added to the score of
-        each option's first token. Options must be prefix-free; start them with a space.
-        One call record per call."""
+        tokens, no sampling, no free text. Options must be prefix-free in tokens; start
+        them with a space. One call record per call.
+
+        `bias` (log-probability units, one per option) counts where options part: at
+        each step where they go on with different tokens, the token taken is the one
+        whose score plus bias is highest, a token's bias being that of the first option
+        (in order) that goes on with it; steps where the options leave one way on are
+        not decided. With options that share no token, that is: bias[i] is added to the
+        score of option i's first token. This is exact where `exact_choice_bias` is True
+        (the in-process model walks a trie of the options' tokens). A server model
+        (False) can only bias token ids: it adds bias[i], clipped to +-30, to every token
+        of option i, a token that several options have carrying the first one's bias.
+        The two are the same whenever no bias is over 30 in size and options that share
+        a token carry the same bias, in particular when no token of one option occurs in
+        another: the case for every choice the project makes (the entity-type words of
+        `stages/classify.py`, YES/NO in `stages/classify.py`, `search/selection.py` and
+        `eval/relevance.py`; tests/test_model_conformance.py checks it with the embedded
+        model's tokenizer). Options that share tokens under different biases (" 1\\n"
+        and " 10\\n" share "1" and "\\n") may be chosen differently."""
         ...
 
     def count_tokens(self, text: str) -> int: ...

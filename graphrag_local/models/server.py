@@ -68,6 +68,8 @@ class RemoteChatModel:
     """A model served over HTTP (see the module docstring); `urls` are one or more
     servers of the same model, `model` the id they list at /v1/models."""
 
+    exact_choice_bias = False  # `choose` biases token ids (logit_bias), not options
+
     def __init__(
         self,
         urls: list[str] | str,
@@ -322,11 +324,11 @@ class RemoteChatModel:
         (vLLM: a choice) of exactly the options, one request a prompt. A grammar admits
         any spelling of an option in tokens; `logit_bias` keeps the decoding on the
         options' own tokens (as the local model's trie does) by adding OPTION_BOOST to
-        every token of their tokenizations, and adds `bias` (clipped to +-BIAS_LIMIT) to
-        the tokens of each option as the local trie does, so the greedy choice where
-        options part is the local one. Unlike the trie, a token id carries one bias
-        wherever it occurs: the first option's that has it. With api = "openai" there is
-        no choosing (ModelError)."""
+        every token of their tokenizations, and adds bias[i] (clipped to +-BIAS_LIMIT)
+        to every token of option i. A token id carries one bias wherever it occurs, the
+        first option's that has it, so this is the local model's choice only where
+        options that share a token share its bias (`exact_choice_bias` is False; see
+        `ChatModel.choose`). With api = "openai" there is no choosing (ModelError)."""
         self._allowed(1)
         check_options(options, bias)
         if not prompts:
