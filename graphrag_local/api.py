@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import presets as presets_mod
 from .errors import ConfigError, IndexStateError
+from .models import presets as presets_mod
 from .pipeline import Build, ModelInfo, Progress, _no_progress, run_build
 from .private import make_private_dir, writes_private
 from .prompts import Prompts, load_prompts
@@ -48,7 +48,8 @@ def model_info(settings: Settings) -> ModelInfo:
     if settings.parallel:
         preset = replace(preset, parallel=settings.parallel)
     if preset.source == "server":
-        from .remote import RemoteChatModel, Sampling
+        from .models.protocol import Sampling
+        from .models.server import RemoteChatModel
 
         remote = RemoteChatModel(  # checks every URL now, before any work
             [u.strip() for u in preset.url.split(",") if u.strip()], preset.model,
@@ -66,7 +67,7 @@ def model_info(settings: Settings) -> ModelInfo:
 
 def open_chat_model(info: ModelInfo, seed: int):
     """The chat model of `info`: the checked server, or the GGUF loaded in-process."""
-    from .llm import load_chat_model
+    from .models.llama import load_chat_model
 
     if info.remote is not None:
         return info.remote
@@ -85,7 +86,7 @@ def build(
     progress: Progress = _no_progress,
 ) -> dict[str, Any]:
     """Build (or resume, or update) the index of `docs_dir` in `index_dir`."""
-    from .embed import MiniLMEmbedder
+    from .models.embed import MiniLMEmbedder
     from .store import Store
 
     settings = resolve_settings(config, model, method)
@@ -193,7 +194,7 @@ def session_settings(index_dir: Path, *, config: Path | None = None, model: str 
 
 def question_embedder(batch_size: int = 32):
     """The embedder questions are embedded with (the one the index was embedded with)."""
-    from .embed import MiniLMEmbedder
+    from .models.embed import MiniLMEmbedder
 
     return MiniLMEmbedder(batch_size)
 

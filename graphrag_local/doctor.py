@@ -173,19 +173,18 @@ def _gpu_present() -> str:
 
 
 def check_llama(versions: dict) -> list[Check]:
+    from .models.llama import backend
+
     try:
-        import llama_cpp
+        version, info, offload = backend()
     except Exception as exc:  # noqa: BLE001 - ImportError, or OSError from the shared library
         return [Check("llama.cpp", "fail", f"llama_cpp cannot be imported: {exc}",
                       REINSTALL_LLAMA)]
-    info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
-    versions["llama_cpp"] = llama_cpp.__version__
+    versions["llama_cpp"] = version
     versions["llama_system_info"] = info
     flags = re.findall(r"(\w+) = 1", info)
     checks = [Check("llama.cpp", "ok",
-                    f"llama-cpp-python {llama_cpp.__version__}; CPU features: "
-                    f"{', '.join(flags) or info}")]
-    offload = bool(llama_cpp.llama_supports_gpu_offload())
+                    f"llama-cpp-python {version}; CPU features: {', '.join(flags) or info}")]
     gpu = _gpu_present()
     if offload:
         checks.append(Check("gpu offload", "ok", "this llama.cpp build offloads layers to the GPU"))
@@ -207,7 +206,8 @@ def check_llama(versions: dict) -> list[Check]:
 
 
 def check_models() -> list[Check]:
-    from . import presets, resources
+    from . import resources
+    from .models import presets
 
     try:
         all_presets, default = presets.load_presets()
@@ -257,7 +257,7 @@ def _model_hint(p) -> str:
 
 def _model_file(label: str, p, path: Path, is_default: bool) -> Check:
     from .errors import ModelError
-    from .presets import check_gguf, sha256_file
+    from .models.presets import check_gguf, sha256_file
 
     try:
         check_gguf(path)
@@ -484,7 +484,7 @@ def _lock_check(index: Path) -> Check:
 
 
 def _index_model_check(manifest: dict) -> Check:
-    from . import presets
+    from .models import presets
 
     model = manifest.get("model", {})
     name, built_sha = model.get("preset", ""), model.get("sha256", "")

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 
 from . import __version__
-from .embed import EMBEDDER_NAME
+from .models.embed import EMBEDDER_NAME
 from .prompts import BUILD_PROMPTS
 from .store import describe_marker
 from .tokenizer import ENCODING_NAME

@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 from . import faithfulness
-from .embed import EMBEDDER_NAME, Embedder
-from .llm import ChatModel
 from .manifest import build_summary, make_manifest, manifest_changes
-from .presets import Preset
+from .models import ChatModel
+from .models.embed import EMBEDDER_NAME, Embedder
+from .models.presets import Preset
 from .prompts import Prompts
 from .recipe import Recipe
 from .schema import (

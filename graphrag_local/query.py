@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from .content import METHODS, content_mode
-from .embed import EMBEDDER_NAME, Embedder
 from .errors import ConfigError, IndexStateError, InputError
-from .llm import ChatModel, OnText
+from .models import ChatModel, OnText
+from .models.embed import EMBEDDER_NAME, Embedder
 from .prompts import Prompts
 from .schema import (
     Claim,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .content import ContentMode, content_mode, fast_extract
-from .llm import ChatModel
-from .presets import Preset
+from .models import ChatModel
+from .models.presets import Preset
 from .prompts import Prompts
 from .schema import Chunk, ChunkExtraction, Sentence
 from .settings import Settings

@@ -26,8 +26,8 @@ from pathlib import Path
 
 
 def workloads(text: str, n: int, max_tokens: int):
-    from graphrag_local.llm import Request
-    from graphrag_local.structured import _grammar_of, report_model
+    from graphrag_local.models import Request
+    from graphrag_local.models.structured import _grammar_of, report_model
 
     paragraphs = [p.strip() for p in text.split("\n\n") if len(p.split()) > 40][:n]
     while len(paragraphs) < n:
@@ -70,7 +70,7 @@ def divergence_gap(model, request, seq_reply_tokens, other_tokens) -> tuple[int,
 
 
 def raw_decode(model, counts=(1, 4, 8)) -> dict:
-    from graphrag_local.decode import Job
+    from graphrag_local.models.decode import Job
 
     out = {}
     with model._batch_decoder() as d:
@@ -107,8 +107,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    from graphrag_local.llm import LlamaChatModel
-    from graphrag_local.presets import get_preset, require
+    from graphrag_local.models.llama import LlamaChatModel
+    from graphrag_local.models.presets import get_preset, require
 
     preset = get_preset(args.model)
     text = args.text_file.read_text(encoding="utf-8", errors="replace")

@@ -28,9 +28,9 @@ from pathlib import Path
 def raw_speeds(preset_name: str | None) -> dict:
     """llama.cpp's own prompt and generation speed on this machine (llama-bench's pp512
     and tg128): decodes only, no sampling, no grammar, no cache reuse."""
-    from graphrag_local.decode import Job
-    from graphrag_local.llm import LlamaChatModel
-    from graphrag_local.presets import get_preset, require
+    from graphrag_local.models.decode import Job
+    from graphrag_local.models.llama import LlamaChatModel
+    from graphrag_local.models.presets import get_preset, require
 
     preset = get_preset(preset_name)
     model = LlamaChatModel(preset=preset, path=require(preset))
@@ -124,9 +124,9 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.embedder == "hash":
-        import graphrag_local.embed
+        import graphrag_local.models.embed
 
-        graphrag_local.embed.MiniLMEmbedder = HashEmbedder
+        graphrag_local.models.embed.MiniLMEmbedder = HashEmbedder
     start_mb = peak_mb()
 
     from graphrag_local.tokenizer import corpus_encoding

@@ -42,8 +42,8 @@ from graphrag_local.eval.extraction import (
     load_docred,
     select,
 )
+from graphrag_local.models.presets import get_preset, require
 from graphrag_local.pipeline import extract_options
-from graphrag_local.presets import get_preset, require
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk
 from graphrag_local.settings import Settings
@@ -59,7 +59,7 @@ def log(msg: str) -> None:
 
 def evaluate_model(name: str, golds, settings: Settings, names_override: str | None,
                    verbose: bool) -> tuple[list[dict], dict]:
-    from graphrag_local.llm import LlamaChatModel
+    from graphrag_local.models.llama import LlamaChatModel
 
     preset = get_preset(name)
     path = require(preset)

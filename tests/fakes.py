@@ -10,12 +10,17 @@ from collections import deque
 import numpy as np
 
 from graphrag_local.errors import InjectedFailure
-from graphrag_local.llm import CallRecord, prompt_hash
+from graphrag_local.models.protocol import CallRecord, choice_hash, prompt_hash
+
+CHOSEN_LEAD = 20.0  # the scripted option's lead, in log-probability units, over the others
 
 
 class FakeChatModel:
     """Replays queued replies for `complete`; `choose` asks `chooser(prompt, options,
-    purpose)` for the option (default: the first option)."""
+    purpose)` for the option (default: the first option), which leads the others by
+    CHOSEN_LEAD: a `bias` larger than that chooses another (per option, exactly)."""
+
+    exact_choice_bias = True
 
     def __init__(self, replies=(), *, n_ctx: int = 4096, default=None, fail_after: int | None = None,
                  chooser=None):
@@ -45,11 +50,13 @@ class FakeChatModel:
         picks = []
         for prompt in prompts:
             self.asked.append({"prompt": prompt, "options": options, "purpose": purpose})
-            pick = self.chooser(prompt, options, purpose)
-            picks.append(options.index(pick))
+            pick = options.index(self.chooser(prompt, options, purpose))
+            if bias:
+                scores = [b + (CHOSEN_LEAD if i == pick else 0.0) for i, b in enumerate(bias)]
+                pick = max(range(len(options)), key=scores.__getitem__)
+            picks.append(pick)
         self.calls.append(
-            CallRecord(purpose, prompt_hash([{"role": "raw", "content": p} for p in prompts],
-                                            "\x00".join(options)),
+            CallRecord(purpose, choice_hash(prompts, options),
                        sum(self.count_tokens(p) for p in prompts), 0, len(prompts), 0.0, "choice")
         )
         return picks

@@ -7,7 +7,7 @@ server loads its model without the context manager that avoids it."""
 import llama_cpp
 import llama_cpp.server.__main__ as server
 
-from graphrag_local.llm import _without_amx
+from graphrag_local.models.llama import _without_amx
 
 if __name__ == "__main__":
     with _without_amx(llama_cpp):

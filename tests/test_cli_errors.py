@@ -12,7 +12,7 @@ from cli_helpers import one_line_error, run, runner
 
 from graphrag_local.cli_common import user_errors
 from graphrag_local.errors import ConfigError, ModelError
-from graphrag_local.presets import check_gguf
+from graphrag_local.models.presets import check_gguf
 
 # --- GGUF files -----------------------------------------------------------------------
 
@@ -116,7 +116,7 @@ def test_corrupt_run_files_are_named_not_tracebacks(tmp_path):
 
 
 def test_threads_variable_must_be_a_number(tmp_path, monkeypatch):
-    from graphrag_local.llm import env_threads
+    from graphrag_local.models.llama import env_threads
 
     monkeypatch.setenv("GRAPHRAG_LOCAL_THREADS", "3")
     assert env_threads() == 3

@@ -13,8 +13,9 @@ from fakes import FakeChatModel
 from test_pipeline import make_build, scripted
 from typer.testing import CliRunner
 
-from graphrag_local import doctor, presets, tokenizer
+from graphrag_local import doctor, tokenizer
 from graphrag_local.cli import app
+from graphrag_local.models import presets
 from graphrag_local.pipeline import run_build
 from graphrag_local.store import RUNNING, BuildLock
 

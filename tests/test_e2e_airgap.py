@@ -108,7 +108,7 @@ def commands(e2e, base: Path) -> list[tuple[str, list[str], str]]:
 
 
 def _default_gguf() -> Path:
-    from graphrag_local import presets
+    from graphrag_local.models import presets
 
     return presets.require(presets.get_preset(None))
 

@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from graphrag_local.llm import LlamaChatModel, Request
-from graphrag_local.presets import get_preset, require
+from graphrag_local.models import Request
+from graphrag_local.models.llama import LlamaChatModel
+from graphrag_local.models.presets import get_preset, require
 
 pytestmark = pytest.mark.e2e
 GRAMMAR = 'root ::= "{\\"answer\\": \\"" [a-z ]{1,24} "\\", \\"sure\\": " ("true" | "false") "}"'

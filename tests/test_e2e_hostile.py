@@ -15,8 +15,8 @@ import pytest
 from conftest import SAMPLE, copy_corpus, no_network
 
 from graphrag_local import api
-from graphrag_local.llm import LlamaChatModel
-from graphrag_local.presets import get_preset, require
+from graphrag_local.models.llama import LlamaChatModel
+from graphrag_local.models.presets import get_preset, require
 from graphrag_local.schema import sources_from_json
 from graphrag_local.stages.chunk import chunk_sentences, chunk_text
 from graphrag_local.stages.ground import candidate_names, normalise

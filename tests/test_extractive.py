@@ -6,7 +6,7 @@ import pytest
 from fakes import FakeChatModel
 
 from graphrag_local import faithfulness
-from graphrag_local.llm import _OptionTrie
+from graphrag_local.models.llama import _OptionTrie
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import (
     Chunk,

@@ -3,8 +3,12 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from graphrag_local.grammar import extraction_grammar, relationships_grammar, schema_to_grammar
-from graphrag_local.structured import (
+from graphrag_local.models.grammar import (
+    extraction_grammar,
+    relationships_grammar,
+    schema_to_grammar,
+)
+from graphrag_local.models.structured import (
     claims_model,
     extraction_model,
     max_reply_tokens,

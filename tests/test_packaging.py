@@ -29,7 +29,7 @@ def test_wheel_ships_and_finds_presets_and_prompts(tmp_path):
     for module in ("search/global_search.py", "eval/judge.py", "query.py", "stages/extract.py"):
         assert f"graphrag_local/{module}" in names, module
     probe = (
-        "from graphrag_local import resources, prompts, presets; "
+        "from graphrag_local import resources, prompts; from graphrag_local.models import presets; "
         f"assert str(resources.data_dir()).startswith({str(site)!r}); "
         "prompts.load_prompts(); import graphrag_local.cli, graphrag_local.query; "
         "from graphrag_local.graph_view import page_script; assert 'function' in page_script(); "

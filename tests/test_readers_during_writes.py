@@ -169,7 +169,7 @@ def _read_while(proc: subprocess.Popen, index: Path, embedder) -> list:
 
 @pytest.mark.e2e
 def test_queries_during_a_real_rebuild_see_the_last_finished_build(e2e, tmp_path):
-    from graphrag_local.embed import MiniLMEmbedder
+    from graphrag_local.models.embed import MiniLMEmbedder
 
     docs = tmp_path / "docs"
     index = tmp_path / "index"

@@ -23,14 +23,10 @@ from pathlib import Path
 import pytest
 from conftest import NetworkBlocked, no_network
 
-from graphrag_local import remote
 from graphrag_local.errors import BudgetError, ModelError
-from graphrag_local.llm import Request
-from graphrag_local.remote import (
+from graphrag_local.models import Request, transport
+from graphrag_local.models.bodies import (
     OPTION_BOOST,
-    RemoteChatModel,
-    Sampling,
-    _usage,
     chat_body,
     check_options,
     choice_body,
@@ -38,7 +34,10 @@ from graphrag_local.remote import (
     match_option,
     option_bias,
     options_grammar,
+    usage,
 )
+from graphrag_local.models.protocol import Sampling
+from graphrag_local.models.server import RemoteChatModel
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_ID = "smollm2-135m"
@@ -142,12 +141,12 @@ def test_choice_body_dialects():
 def test_usage_from_each_server():
     llama_server = {"usage": {"prompt_tokens": 40, "completion_tokens": 5},
                     "timings": {"cache_n": 33, "prompt_n": 7, "predicted_n": 5}}
-    assert _usage(llama_server) == (40, 5, 33)
+    assert usage(llama_server) == (40, 5, 33)
     vllm = {"usage": {"prompt_tokens": 40, "completion_tokens": 5,
                       "prompt_tokens_details": {"cached_tokens": 32}}}
-    assert _usage(vllm) == (40, 5, 32)
-    assert _usage({"usage": {"prompt_tokens": 40, "completion_tokens": 5}}) == (40, 5, 0)
-    assert _usage({"timings": {"cache_n": 40, "prompt_n": 0}}) == (40, 0, 39)  # as local
+    assert usage(vllm) == (40, 5, 32)
+    assert usage({"usage": {"prompt_tokens": 40, "completion_tokens": 5}}) == (40, 5, 0)
+    assert usage({"timings": {"cache_n": 40, "prompt_n": 0}}) == (40, 0, 39)  # as local
 
 
 # -- fast: HTTP handling against a scripted server -------------------------------------
@@ -308,7 +307,7 @@ def test_a_missing_api_key_variable_is_named(monkeypatch):
 
 
 def test_errors_while_working(monkeypatch):
-    monkeypatch.setattr(remote, "RETRY_PAUSE", 0.05)
+    monkeypatch.setattr(transport, "RETRY_PAUSE", 0.05)
     tries = []
 
     def flaky(body):
@@ -348,7 +347,7 @@ def test_complete_many_keeps_input_order_across_urls():
 
 
 def test_it_is_a_chat_model():
-    from graphrag_local.llm import ChatModel
+    from graphrag_local.models import ChatModel
 
     with scripted(llama_server_routes()) as server:
         m = RemoteChatModel([server.url], MODEL_ID)
@@ -408,7 +407,7 @@ def llama_server_binary() -> str | None:
 def model_server(kind: str, tmp: Path, interrupt: bool = False):
     """A server of the embedded SmolLM2 on a free port: (url, process). llama-cpp-python's
     cuts a streamed reply when another request comes unless told not to (`interrupt`)."""
-    from graphrag_local.presets import get_preset, require
+    from graphrag_local.models.presets import get_preset, require
 
     model, port = require(get_preset(MODEL_ID)), free_port()
     if kind == "llama-cpp-python":
@@ -418,7 +417,7 @@ def model_server(kind: str, tmp: Path, interrupt: bool = False):
         cmd = [sys.executable, str(ROOT / "tests" / "serve_llama.py"), "--model", str(model),
                "--model_alias", MODEL_ID, "--host", "127.0.0.1", "--port", str(port),
                "--n_ctx", "4096", "--n_threads", "2", "--interrupt_requests", str(interrupt)]
-    else:  # --no-repack: no AMX kernel (see llm._without_amx); 3 slots of 4096 tokens
+    else:  # --no-repack: no AMX kernel (see llama._without_amx); 3 slots of 4096 tokens
         cmd = [llama_server_binary(), "-m", str(model), "--alias", MODEL_ID, "--host",
                "127.0.0.1", "--port", str(port), "-c", "12288", "-np", "3", "-t", "2",
                "--no-repack"]
@@ -471,7 +470,7 @@ def test_complete_returns_text_and_a_call_record(model):
     assert rec.purpose == "answer" and rec.finish_reason in ("stop", "length")
     assert rec.prompt_tokens > 10 and 0 < rec.completion_tokens <= 16
     # temperature 0, fixed seed: the same server state gives the same reply (a first and
-    # a repeated request may differ: the repeat has its prompt cached, see remote.py)
+    # a repeated request may differ: the repeat has its prompt cached, see server.py)
     again = model.complete(USER, max_tokens=16)
     assert model.complete(USER, max_tokens=16) == again
     if model.flavour == "llama-server":  # it says what it found in its prompt cache
@@ -529,20 +528,33 @@ def test_choose_picks_options_in_one_record(model):
 
 @pytest.mark.e2e
 def test_choose_agrees_with_the_local_model(model):
-    from graphrag_local.llm import LlamaChatModel
-    from graphrag_local.presets import get_preset, require
+    from graphrag_local.models.llama import LlamaChatModel
+    from graphrag_local.models.presets import get_preset, require
+    from graphrag_local.settings import ExtractSettings
+    from graphrag_local.stages.classify import type_options
 
     scores = tuple(f" {n}\n" for n in range(101))
     prompts = [f"Rate from 0 to 100 how {w} this is: {t}\nScore:" for w, t in
                [("hot", "the sun"), ("cold", "ice"), ("loud", "a whisper")]]
     yes_no = ["Is water wet? Answer YES or NO:", "Is a stone alive? Answer YES or NO:"]
-    remote = [model.choose(prompts, scores), model.choose(yes_no, (" YES", " NO")),
-              model.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0))]
+    # the entity-type words with the not-an-entity bias (stages/classify.py): per token
+    # id on the server, per option locally, the same as no option shares a token
+    types = type_options(ExtractSettings().entity_types)
+    names = [f"{s} Here, {n} is a" for s, n in [
+        ("Mara Quill leads the Aldren Water Trust.", "Mara Quill"),
+        ("The ferry leaves Port Aldren at dawn.", "Port Aldren"),
+        ("The Lantern Festival fills the harbour every June.", "the Lantern Festival")]]
+
+    def asks(m):
+        return [m.choose(prompts, scores), m.choose(yes_no, (" YES", " NO")),
+                m.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0)),
+                m.choose(names, types.options, bias=types.bias(-5.0))]
+
+    remote = asks(model)
     preset = get_preset(MODEL_ID)
     local = LlamaChatModel(preset=preset, path=require(preset), n_threads=2)
     try:
-        here = [local.choose(prompts, scores), local.choose(yes_no, (" YES", " NO")),
-                local.choose(yes_no, (" YES", " NO"), bias=(-1.5, 0.0))]
+        here = asks(local)
     finally:
         local.close()
     assert remote == here
@@ -552,8 +564,8 @@ def test_choose_agrees_with_the_local_model(model):
 def test_count_tokens_agrees_with_llama_cpp(model):
     import llama_cpp
 
-    from graphrag_local.llm import _without_amx
-    from graphrag_local.presets import get_preset, require
+    from graphrag_local.models.llama import _without_amx
+    from graphrag_local.models.presets import get_preset, require
 
     with _without_amx(llama_cpp):
         vocab = llama_cpp.Llama(str(require(get_preset(MODEL_ID))), vocab_only=True, verbose=False)

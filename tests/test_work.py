@@ -12,8 +12,8 @@ from fakes import FakeChatModel
 from test_pipeline import make_build, scripted, tables
 
 from graphrag_local import work
-from graphrag_local.embed import EMBEDDER_NAME
 from graphrag_local.errors import InjectedFailure
+from graphrag_local.models.embed import EMBEDDER_NAME
 from graphrag_local.pipeline import run_build
 from graphrag_local.settings import Settings
 from graphrag_local.store import Store

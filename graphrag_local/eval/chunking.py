@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from ..schema import Document, content_id
 from ..stages.chunk import chunk_documents

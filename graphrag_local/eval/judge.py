@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from ..search.common import truncate_tokens
 

@@ -17,10 +17,10 @@ from typing import Annotated
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError, ModelError
-from ..llm import ChatModel
+from ..models import ChatModel
+from ..models.structured import ask
 from ..prompts import Prompts
 from ..schema import content_id
-from ..structured import ask
 
 Progress = Callable[[str], None]
 

@@ -4,7 +4,7 @@ the graph-based methods; it sees only what resembles the question."""
 
 from __future__ import annotations
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from ..schema import Chunk
 from .common import (

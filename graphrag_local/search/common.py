@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..llm import CallRecord, ChatModel, OnText
+from ..models import CallRecord, ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import (
     Chunk,

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..llm import ChatModel
+from ..models import ChatModel
+from ..models.structured import Ask, ask_many, drift_model
 from ..prompts import Prompts
 from ..sentences import near_duplicate
 from ..settings import QuerySettings
-from ..structured import Ask, ask_many, drift_model
 from .common import (
     Citation,
     IndexData,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..llm import ChatModel, OnText
+from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Source
 from ..sentences import near_duplicate, squash

@@ -15,10 +15,10 @@ import random
 import time
 from dataclasses import dataclass, replace
 
-from ..llm import ChatModel, OnText
+from ..models import ChatModel, OnText
+from ..models.structured import Ask, ask_many, map_model, max_reply_tokens, schema_of
 from ..prompts import Prompts
 from ..settings import QuerySettings
-from ..structured import Ask, ask_many, map_model, max_reply_tokens, schema_of
 from .common import (
     Citation,
     IndexData,

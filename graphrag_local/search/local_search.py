@@ -5,7 +5,7 @@ budget. Answers questions about specific things; global search answers the whole
 
 from __future__ import annotations
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from ..schema import Entity
 from ..settings import QuerySettings

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from .common import IndexData
 from .evidence import SentenceIndex

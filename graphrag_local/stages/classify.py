@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..llm import ChatModel
+from ..models import ChatModel
 from ..prompts import Prompts
 from ..schema import Chunk, ChunkExtraction, Sentence
 from ..sentences import squash

@@ -16,11 +16,9 @@ import re
 from dataclasses import dataclass
 
 from ..errors import BudgetError
-from ..grammar import extraction_grammar, relationships_grammar
-from ..llm import ChatModel, Message
-from ..prompts import Prompts
-from ..schema import Chunk, ChunkExtraction, ClaimRecord, EntityRecord, RelationshipRecord
-from ..structured import (
+from ..models import ChatModel, Message
+from ..models.grammar import extraction_grammar, relationships_grammar
+from ..models.structured import (
     ask,
     ask_yes_no,
     claims_model,
@@ -29,6 +27,8 @@ from ..structured import (
     relationships_model,
     schema_of,
 )
+from ..prompts import Prompts
+from ..schema import Chunk, ChunkExtraction, ClaimRecord, EntityRecord, RelationshipRecord
 from .ground import candidate_names, ground, normalise
 
 

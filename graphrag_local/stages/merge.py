@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..llm import ChatModel, Request
+from ..models import ChatModel, Request
 from ..prompts import Prompts
 from ..schema import EntityRecord, RelationshipRecord, Source, content_id
 from .ground import normalise

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import BudgetError
-from ..llm import ChatModel
+from ..models import ChatModel
+from ..models.structured import Ask, ask_many, max_reply_tokens, report_model, schema_of
 from ..prompts import Prompts
 from ..schema import Claim, CommunityReport, Entity, Finding, Relationship
-from ..structured import Ask, ask_many, max_reply_tokens, report_model, schema_of
 from .communities import Cluster
 
 

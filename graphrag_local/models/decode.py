@@ -19,7 +19,7 @@ counted apart. The same decoder serves one request and many, so a batched reply 
 sequential one differ only where floating-point sums taken in another order (a batch of
 sequences goes through other matrix kernels) move a near-tie between two tokens.
 
-This module does not import llama_cpp: `llm.py` hands it the library and the model."""
+This module does not import llama_cpp: `llama.py` hands it the library and the model."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from .grammar import DATE_PATTERN, schema_to_grammar
-from .llm import ChatModel, Message, Request
+from .protocol import YES_NO_GRAMMAR, ChatModel, Message, Request
 
 CHARS_PER_TOKEN = 2.5  # conservative: JSON punctuation and names tokenize densely
 
@@ -253,7 +253,5 @@ def ask(
 
 
 def ask_yes_no(model: ChatModel, messages: list[Message], *, purpose: str) -> bool:
-    from .llm import YES_NO_GRAMMAR
-
     reply = model.complete(messages, grammar=YES_NO_GRAMMAR, max_tokens=4, purpose=purpose)
     return reply.strip().upper().startswith("Y")

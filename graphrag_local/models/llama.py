@@ -1,5 +1,5 @@
-"""The chat model: a small Protocol, and its llama.cpp implementation. This is the only
-module that imports llama_cpp.
+"""The chat model run in-process through llama-cpp-python. This is the only module that
+imports llama_cpp.
 
 Two ways to ask. `complete` writes: prompts are formatted with the model's own chat
 template (or a plain transcript for base models), tokenized with the model's own
@@ -8,105 +8,34 @@ structured reply. `choose` only chooses: for a raw text it picks one of a few gi
 continuations by the model's own next-token scores, with no sampling and no free text;
 where the options leave a single way on, those tokens are appended without a decoding
 step. Both paths give exact token budgets and exact counts of prompt tokens reused from
-the KV cache."""
+the KV cache.
+
+The Protocol it implements is `protocol.py`'s; several replies decoded together are
+`decode.py`'s. It does not choose a preset or find a GGUF (`presets.py`)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
+from ..errors import BudgetError, ConfigError, ModelError
 from .decode import Decoder, Job, _common_prefix
-from .errors import BudgetError, ConfigError, InjectedFailure, ModelError
 from .presets import Preset, check_gguf
-
-Message = dict[str, str]
-OnText = Callable[[str], "bool | None"]  # gets each piece of a streamed reply; True stops it
-
-YES_NO_GRAMMAR = 'root ::= "YES" | "NO"'
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One LLM call, for the call log and the build summary."""
-
-    purpose: str
-    prompt_hash: str
-    prompt_tokens: int
-    reused_tokens: int  # prompt tokens found in the KV cache (not evaluated again)
-    completion_tokens: int
-    seconds: float
-    finish_reason: str
-    forced_tokens: int = 0  # tokens appended without a decoding step (the only way on)
-
-
-@dataclass(frozen=True)
-class Request:
-    """One reply to ask for, among others that do not depend on it (`complete_many`)."""
-
-    messages: list[Message]
-    grammar: str | None = None
-    max_tokens: int = 256
-    purpose: str = ""
-
-
-class ChatModel(Protocol):
-    """What the pipeline needs from a chat model."""
-
-    name: str
-    n_ctx: int
-    parallel: int  # how many requests it decodes at once (1: one after the other)
-    calls: list[CallRecord]  # every call so far, in order (the build logs them)
-
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        grammar: str | None = None,
-        max_tokens: int = 256,
-        attempt: int = 0,
-        purpose: str = "",
-        on_text: OnText | None = None,
-    ) -> str:
-        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it.
-        With `on_text`, the reply is streamed to it piece by piece; it may stop the reply
-        early by returning True (finish reason "stopped")."""
-        ...
-
-    def complete_many(self, requests: list[Request], *, attempt: int = 0) -> list[str]:
-        """The replies to independent requests, in order: the same replies as calling
-        `complete` on each at temperature 0 (up to floating-point order: see
-        `decode.py`), decoded up to `parallel` at a time. One call record per request."""
-        ...
-
-    def choose(
-        self,
-        prompts: list[str],
-        options: tuple[str, ...],
-        *,
-        bias: tuple[float, ...] = (),
-        purpose: str = "",
-    ) -> list[int]:
-        """For each raw text in `prompts` (no chat template is applied), the index of the
-        option the model continues it with: greedy decoding restricted to the options'
-        tokens, with `bias` (log-probability units, one per option) added to the score of
-        each option's first token. Options must be prefix-free; start them with a space.
-        One call record per call."""
-        ...
-
-    def count_tokens(self, text: str) -> int: ...
-
-    def prompt_tokens(self, messages: list[Message]) -> int: ...
-
-    def close(self) -> None: ...
-
+from .protocol import (
+    CallRecord,
+    Message,
+    OnText,
+    Request,
+    Sampling,
+    _fail_after_calls,
+    calls_allowed,
+    choice_hash,
+    prompt_hash,
+)
 
 MASK = "\ue000"  # stands, in a formatted prompt, for text of a message that must stay text
 
@@ -143,9 +72,13 @@ def _special_attrs() -> int:
             | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN)
 
 
-def prompt_hash(messages: list[Message], extra: str = "") -> str:
-    blob = json.dumps(messages, ensure_ascii=False, sort_keys=True) + "\x00" + extra
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+def backend() -> tuple[str, str, bool]:
+    """(llama-cpp-python's version, llama.cpp's system info, whether the build offloads
+    layers to a GPU), for `doctor`; raises what importing llama_cpp raises."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+    return llama_cpp.__version__, info, bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def env_threads() -> int | None:
@@ -159,26 +92,11 @@ def env_threads() -> int | None:
     return int(value)
 
 
-def _fail_after_calls() -> int | None:
-    """Test hook: GRAPHRAG_LOCAL_FAIL_AFTER_CALLS=N makes call N+1 raise (resume tests)."""
-    value = os.environ.get("GRAPHRAG_LOCAL_FAIL_AFTER_CALLS")
-    return int(value) if value else None
-
-
-def calls_allowed(fail_after: int | None, made: int, n: int) -> int:
-    """How many of `n` more calls may run, `made` having run, before the injected failure
-    of the test hook (`_fail_after_calls`); raises InjectedFailure when none may."""
-    if fail_after is None:
-        return n
-    if made >= fail_after:
-        raise InjectedFailure(
-            f"injected failure after {fail_after} LLM calls (GRAPHRAG_LOCAL_FAIL_AFTER_CALLS)")
-    return min(n, fail_after - made)
-
-
 @dataclass
 class LlamaChatModel:
     """A GGUF model run in-process through llama-cpp-python."""
+
+    exact_choice_bias = True  # `choose` walks a trie: bias counts where options part
 
     preset: Preset
     path: Path
@@ -225,6 +143,7 @@ class LlamaChatModel:
         self._grammars: dict[str, object] = {}
         self._fail_after = _fail_after_calls()
         p = self.preset
+        self.sampling = Sampling(p.temperature, self.seed, p.top_k, p.top_p, p.repeat_penalty)
         self._decoder = Decoder(llama_cpp, self._llm, p.repeat_penalty, p.top_k, p.top_p)
         self._batch: Decoder | None = None
 
@@ -316,10 +235,11 @@ class LlamaChatModel:
         reused = self._llm.longest_token_prefix(cached, tokens)
         p = self.preset
         started = time.perf_counter()
+        temperature, seed = self.sampling.at(attempt)
         kwargs = dict(
-            prompt=tokens, max_tokens=max_tokens, temperature=self._temperature(attempt),
+            prompt=tokens, max_tokens=max_tokens, temperature=temperature,
             top_k=p.top_k, top_p=p.top_p, repeat_penalty=p.repeat_penalty,
-            seed=self.seed + attempt, stop=stop or None, grammar=self._grammar(grammar),
+            seed=seed, stop=stop or None, grammar=self._grammar(grammar),
         )
         text, finish, n_out = self._stream(kwargs, on_text)
         self.calls.append(
@@ -359,7 +279,7 @@ class LlamaChatModel:
         self._check_injected_failure()
         started = time.perf_counter()
         try:
-            decoder.run(jobs, self._temperature(attempt), self.seed + attempt)
+            decoder.run(jobs, *self.sampling.at(attempt))
         except ValueError as exc:
             raise ModelError(
                 f"a {requests[0].purpose or 'reply'} grammar is invalid: {exc}") from None
@@ -399,10 +319,6 @@ class LlamaChatModel:
             self._batch = Decoder(lib, self._llm, p.repeat_penalty, p.top_k, p.top_p, ctx,
                                   self.parallel)
         yield self._batch
-
-    def _temperature(self, attempt: int) -> float:
-        p = self.preset
-        return p.temperature if attempt == 0 else max(p.temperature, 0.5)
 
     def _check_budget(self, prompt: int, max_tokens: int, purpose: str) -> None:
         if prompt + max_tokens > self.n_ctx:
@@ -453,9 +369,7 @@ class LlamaChatModel:
         self.calls.append(
             CallRecord(
                 purpose=purpose,
-                prompt_hash=prompt_hash(
-                    [{"role": "raw", "content": p} for p in prompts], "\x00".join(options)
-                ),
+                prompt_hash=choice_hash(prompts, options),
                 prompt_tokens=evaluated + reused,
                 reused_tokens=reused,
                 completion_tokens=steps,  # a choice read off the prompt's logits costs none
@@ -554,7 +468,8 @@ class LlamaChatModel:
 
 class _OptionTrie:
     """The options of a `choose` call as a trie of their tokens. A node with one child
-    is a forced step; `bias` is added at the node where an option parts from the others."""
+    is a forced step; at a node with more, each child carries the bias of the first
+    option that goes through it, added to its token's score (`ChatModel.choose`)."""
 
     class Node:
         def __init__(self) -> None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import resources
-from .errors import ConfigError, ModelError
+from .. import resources
+from ..errors import ConfigError, ModelError
 
 SOURCES = ("package", "assemble", "path", "models_dir", "server")
 
@@ -39,7 +39,7 @@ class Preset:
     repeat_penalty: float = 1.0
     prompt_tok_s: float = 100.0
     gen_tok_s: float = 20.0
-    # source = "server": an OpenAI-compatible model server (remote.py)
+    # source = "server": an OpenAI-compatible model server (server.py)
     url: str = ""  # one URL, or several of the same model separated by commas
     model: str = ""  # the id the server lists at /v1/models
     api: str = "llama.cpp"  # "llama.cpp" | "vllm" | "openai"
