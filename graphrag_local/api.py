@@ -146,7 +146,8 @@ def dry_run(
         # one choice per candidate span, in its sentence (about 30 new tokens each), and the
         # gleaning check and round where a chunk has doubtful spans
         sentences = chunk_sentences(docs, chunks)
-        spans = sum(len(candidate_names(c.text)) + len(doubtful_names(c.text)) for c in todo)
+        spans = sum(len(candidate_names(c.text, language=c.language))
+                    + len(doubtful_names(c.text, language=c.language)) for c in todo)
         todo_ids = {c.id for c in todo}
         sentence_tokens = sum(len(enc.encode(s.text)) for s in sentences if s.chunk_id in todo_ids)
         calls = len(todo) * (2 + settings.extract.max_gleanings)

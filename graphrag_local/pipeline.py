@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import faithfulness
+from .language.detect import detect_language
 from .manifest import build_summary, make_manifest, manifest_changes
 from .models import ChatModel
 from .models.embed import EMBEDDER_NAME, Embedder
@@ -206,6 +207,8 @@ def load(b: Build) -> None:
     supported disappears with it; what is unchanged is reused)."""
     s = b.settings.input
     b.documents, warnings = load_documents(b.docs_dir, s.extensions, s.csv_text_column)
+    b.documents = [replace(d, language=s.language if s.language != "auto"
+                           else detect_language(d.text)) for d in b.documents]
     b.warnings.extend(warnings)
     before = {r["path"]: r["id"] for r in b.store.read("documents", ["path", "id"])}
     now = {d.path: d.id for d in b.documents}

@@ -37,6 +37,7 @@ class Document:
     # where each part of the text came from: (start, end, label) with labels like "p. 12"
     # (PDF pages) or "§ Heading" (DOCX, HTML and markdown headings); they tile the text
     sections: tuple[tuple[int, int, str], ...] = ()
+    language: str = ""  # ISO 639-1, detected at load (`language/detect.py`) or set
 
     def label_at(self, offset: int, end: int | None = None) -> str:
         """The section label of `offset` ("p. 3"), or of the range up to `end` ("pp. 3-4").
@@ -75,6 +76,7 @@ class Chunk:
     start_char: int = 0  # where `text` lies in its document's text
     end_char: int = 0
     location: str = ""  # its page(s) or section in the document ("p. 12"), when known
+    language: str = ""  # its document's
 
 
 @dataclass(frozen=True)
@@ -246,14 +248,14 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
     return {
         "documents": pa.schema(
             [("id", _s()), ("path", _s()), ("title", _s()), ("text", _s()), ("encoding", _s()),
-             ("kind", _s()), ("sections_json", _s())]
+             ("kind", _s()), ("sections_json", _s()), ("language", _s())]
         ),
         "chunks": pa.schema(
             [
                 ("id", _s()), ("document_id", _s()), ("path", _s()), ("index", pa.int32()),
                 ("start_token", pa.int32()), ("end_token", pa.int32()), ("n_tokens", pa.int32()),
                 ("text", _s()), ("start_char", pa.int64()), ("end_char", pa.int64()),
-                ("location", _s()), ("vector", _vec(dim)),
+                ("location", _s()), ("language", _s()), ("vector", _vec(dim)),
             ]
         ),
         "sentences": pa.schema(
@@ -348,7 +350,7 @@ def document_row(d: Document) -> dict:
 def document_from_row(r: dict) -> Document:
     sections = tuple((int(a), int(b), str(c)) for a, b, c in json.loads(r.get("sections_json") or "[]"))
     return Document(r["id"], r["path"], r["title"], r.get("text", ""), r["encoding"],
-                    r.get("kind") or "text", sections)
+                    r.get("kind") or "text", sections, r.get("language") or "")
 
 
 def chunk_row(c: Chunk) -> dict:

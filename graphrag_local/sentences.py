@@ -3,8 +3,10 @@ statement the index stores is one of these (or a run of them), kept with the chu
 came from and its offsets in that chunk, so it can always be found in the source.
 
 Blocks are split at blank lines and at markdown headings and list items; inside a block,
-a sentence ends at . ! or ? followed by a space and a capital, digit or quote, except
-after common abbreviations and initials. Over-long sentences are cut at a clause
+a sentence ends at . ! ? or … followed by a space and a capital of any script (Latin,
+Cyrillic, Greek), a digit or a quote or dash, except after common abbreviations and
+initials; and at the full-width ends 。！？ of Chinese and Japanese (with their closing
+quotes), which need no space after them. Over-long sentences are cut at a clause
 boundary (or a space) so a stored statement stays readable. Deliberately simple: no
 language model, no language detection."""
 
@@ -17,13 +19,16 @@ MAX_CHARS = 320
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] ))")
 # (?<!...): a match never starts inside a run of stops, so "......" is read once, not once
 # per dot (quadratic on a line of ten million dots)
-_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-Þ])")
+_END = re.compile(
+    r"(?<![.!?…])[.!?…]+[\"'”’»«)\]]*(?=\s+[\"'“‘„«»(\[—–-]?\s?(\w))"  # then: is (\w) a capital?
+    r"|[。！？]+[」』”’）)]*"  # Chinese and Japanese: always an end
+)
 _ABBREV = {
     "mr", "mrs", "ms", "dr", "st", "prof", "sr", "jr", "vs", "etc", "e.g", "i.e", "no",
     "co", "inc", "ltd", "gen", "col", "capt", "lt", "sgt", "rev", "mt", "ft", "fig",
     "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 }
-_CLAUSE = re.compile(r"[;:,]\s+")
+_CLAUSE = re.compile(r"[;:,]\s+|[；：，、]")
 
 
 def split_sentences(text: str, max_chars: int = MAX_CHARS) -> list[tuple[int, int]]:
@@ -41,6 +46,9 @@ def _block(text: str, lo: int, hi: int, max_chars: int) -> list[tuple[int, int]]
     out: list[tuple[int, int]] = []
     start = lo
     for m in _END.finditer(text, lo, hi):
+        after = m.group(1)
+        if after is not None and not (after.isupper() or after.isdigit()):
+            continue  # ". and so", not a new sentence
         word = text[max(lo, m.start() - 12) : m.start()].split()
         last = word[-1].lower().lstrip("(\"'") if word else ""
         if text[m.start()] == "." and (last in _ABBREV or (len(last) == 1 and last.isalpha())):
@@ -73,7 +81,7 @@ def _trimmed(text: str, start: int, end: int, max_chars: int) -> list[tuple[int,
         start += cut
 
 
-_STATEMENT_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+_STATEMENT_END = re.compile(r"[.!?…。！？][\"'”’»)\]」』）]*$")
 
 
 def is_statement(text: str) -> bool:

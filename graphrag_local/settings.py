@@ -20,6 +20,8 @@ CONFIG_FILE_NAME = "graphrag-local.toml"
 class InputSettings:
     extensions: tuple[str, ...] = (".txt", ".md", ".csv", ".pdf", ".docx", ".html", ".htm")
     csv_text_column: str = "text"
+    # "auto": each document's language detected; or one ISO 639-1 code for all ("zh")
+    language: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,10 @@ class Settings:
                 f"{where}: extract.claims needs content = \"abstractive\" (claims are written "
                 "by the model; extractive content stores only sentences of the documents)"
             )
+        lang = self.input.language
+        if lang != "auto" and not (lang.isalpha() and lang.islower() and 2 <= len(lang) <= 3):
+            raise ConfigError(f"{where}: input.language must be \"auto\" or a language code "
+                              f"such as \"zh\" or \"de\" (got {lang!r})")
         c = self.chunks
         if c.size < 32:
             raise ConfigError(f"{where}: chunks.size must be at least 32 tokens (got {c.size})")

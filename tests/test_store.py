@@ -50,7 +50,7 @@ def test_a_table_left_without_a_version_reads_empty_and_is_written_again(tmp_pat
     store.append("summaries", [{"key": "k", "text": "t"}])
     assert store.read("summaries") == [{"key": "k", "text": "t"}]
     row = {"id": "d", "path": "a.md", "title": "A", "text": "x", "encoding": "utf-8",
-           "kind": "text", "sections_json": "[]"}
+           "kind": "text", "sections_json": "[]", "language": "en"}
     store.write("documents", [row])
     assert Store(tmp_path / "idx").read("documents") == [row]
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..query import Session, result_dict
 from ..search.evidence import unit
 from ..sentences import split_sentences
-from ..stages.ground import normalise
+from ..stages.ground import contains, normalise
 
 _REFS = re.compile(r"\s*\[[A-Z]\d+(?:, [A-Z]\d+)*\]")
 _MARKS = re.compile(r"^\s*(?:[-*]|\d+\.)\s+|\*\*|^#+\s*", re.M)
@@ -31,8 +31,8 @@ def plain(answer: str) -> str:
 
 
 def named_entities(text: str, names: list[str]) -> set[str]:
-    padded = f" {normalise(text)} "
-    return {n for n in names if normalise(n) and f" {normalise(n)} " in padded}
+    norm = normalise(text)
+    return {n for n in names if contains(norm, normalise(n))}
 
 
 def redundancy(sentences: list[str], embed: Callable[[list[str]], list]) -> float | None:

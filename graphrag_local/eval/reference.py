@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..stages.ground import normalise
+from ..stages.ground import contains, normalise
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,8 @@ class RefCommunity:
     summary_entities: tuple[str, ...]  # the entities its summary names
 
 
-def _padded(text: str) -> str:
-    return f" {normalise(text)} "
-
-
 def names(text: str, name: str) -> bool:
-    key = normalise(name)
-    return bool(key) and f" {key} " in _padded(text)
+    return contains(normalise(text), normalise(name))
 
 
 def load_reference(folder: Path, level: int = 0) -> list[RefCommunity]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..language.messages import nothing_relevant
 from ..models import ChatModel
 from ..models.structured import Ask, ask_many, drift_model
 from ..prompts import Prompts
@@ -207,8 +208,8 @@ def drift_abstractive(
                                      on_text=on_text, started=started, purpose="reduce")
     else:
         result = SearchResult(question=question, method="drift", answer="", no_answer=True)
-        result.answer = ("The index holds nothing relevant to this question: the primer and "
-                         f"its follow-ups found nothing helpful ({failed} replies malformed).")
+        result.answer = nothing_relevant(question, "the primer and its follow-ups found "
+                                         f"nothing helpful ({failed} replies malformed).")
     result.context = contexts + result.context
     result.map_calls, result.failed_calls = len(folds), failed
     result.calls = list(model.calls[calls_before:])

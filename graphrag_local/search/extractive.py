@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Source
@@ -36,7 +37,7 @@ from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
 
 LEAD_MARK = "(model's own words, not from the documents)"
-NOTHING = "The index holds nothing relevant to this question: no sentence of the documents was chosen."
+NOTHING = "no sentence of the documents was chosen."
 _MORE = re.compile(r"\s*\(\+\d+ more\)$")
 
 
@@ -129,7 +130,7 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
     result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
     if not quotes:
         result.no_answer = True
-        result.answer = NOTHING
+        result.answer = nothing_relevant(a.question, NOTHING)
     else:
         text_lead = lead_sentence(model, a.prompts, a.question, quotes) if model else ""
         result.answer = render_themes(themes, text_lead) if themes else render(quotes, text_lead)

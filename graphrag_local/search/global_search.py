@@ -15,6 +15,7 @@ import random
 import time
 from dataclasses import dataclass, replace
 
+from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..models.structured import Ask, ask_many, map_model, max_reply_tokens, schema_of
 from ..prompts import Prompts
@@ -34,8 +35,8 @@ from .common import (
 )
 
 NOTHING_RELEVANT = (
-    "The index holds nothing relevant to this question: every point the map step found "
-    "in {n} {what} scored 0 for helpfulness, so no answer was written."
+    "every point the map step found in {n} {what} scored 0 for helpfulness, so no answer "
+    "was written."
 )
 
 MALFORMED = (
@@ -198,7 +199,8 @@ def map_reduce(
         if mapped.failed and mapped.failed == mapped.calls:
             result.answer = MALFORMED.format(n=mapped.calls)
         else:
-            result.answer = NOTHING_RELEVANT.format(n=len(units), what=what)
+            result.answer = nothing_relevant(
+                question, NOTHING_RELEVANT.format(n=len(units), what=what))
             if mapped.failed:
                 result.answer += f" ({mapped.failed} map replies were malformed and skipped.)"
     result.level = level

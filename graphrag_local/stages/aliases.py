@@ -9,7 +9,12 @@ how often capitalised other than at a sentence start):
   lower case somewhere, is dropped from a longer name ("Perhaps Scrooge" -> "Scrooge";
   "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit");
 - a one-word name written in lower case at least as often as capitalised inside a
-  sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I".
+  sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I";
+- German capitalises every noun: there, a one-word name that is a form of a common noun
+  ("Zeit", "Jahre"; `language/german.py`) is no name;
+- Russian inflects names: forms of one name ("Савельич", "Савельича", "Савельичем")
+  are that name in the nominative (pymorphy3's lemma of a word it parses as a first
+  name, surname, patronymic, place or organisation).
 
 Aliases. A name's *core* is its words without leading titles and honorifics ("Mr.",
 "Master", "old", "Uncle") and without a possessive "s". A core of two or more words is
@@ -37,6 +42,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..language.german import is_common_noun
 from .ground import normalise
 
 HONORIFICS = frozenset(
@@ -62,17 +68,22 @@ class WordStats:
 
     lower: Counter = field(default_factory=Counter)  # written in lower case
     upper_mid: Counter = field(default_factory=Counter)  # capitalised, not at a sentence start
+    languages: set = field(default_factory=set)  # of the texts counted
 
 
 def word_stats(texts) -> WordStats:
+    from ..language.detect import detect_language
+
     stats = WordStats()
     for text in texts:
+        stats.languages.add(detect_language(text))
         last = 0
         start = True
         for m in _WORD.finditer(text):
             gap = text[last : m.start()]
-            if any(ch in gap for ch in ".!?…:\n\"“”'‘’(") and (
-                    re.search(r"[.!?…:]\W*$", gap) or "\n" in gap or gap.strip()[:1] in "\"“'‘("):
+            if any(ch in gap for ch in ".!?…:\n\"“”'‘’(«»„—–") and (
+                    re.search(r"[.!?…:]\W*$", gap) or "\n" in gap
+                    or gap.strip()[:1] in "\"“'‘(«»„—–"):
                 start = True
             word = m.group()
             key = word.casefold()
@@ -106,6 +117,8 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         key = _key(words[0])
         if key in PRONOUNS or (stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
             return None
+        if "de" in stats.languages and (key in HONORIFICS or is_common_noun(key)):
+            return None  # a German noun ("Zeit"), or a title alone ("Frau", "Baron")
     cleaned = " ".join(words).strip()
     return cleaned or None
 
@@ -252,9 +265,11 @@ def resolve_records(entities, doc_of: dict[str, str], stats: WordStats) -> Resol
     """Clean and resolve the names of extracted entity records (`doc_of`: chunk id ->
     document id)."""
     cleaned: dict[str, str | None] = {}
+    inflected = "ru" in stats.languages
     for e in entities:
         if e.name not in cleaned:
-            cleaned[e.name] = clean_name(e.name, stats)
+            c = clean_name(e.name, stats)
+            cleaned[e.name] = nominative(c) if c and inflected else c
     names: dict[str, Name] = {}
     for e in entities:
         c = cleaned[e.name]
@@ -293,3 +308,41 @@ def rename_records(entities, relationships, resolved: Resolved):
         if a and b and normalise(a) != normalise(b):
             out_r.append(replace(r, source=a, target=b))
     return out_e, out_r
+
+
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_PROPER = ("Name", "Surn", "Patr", "Geox", "Orgn", "Trad")
+
+
+def nominative(name: str) -> str:
+    """A Russian name in the nominative: each word pymorphy3 can parse as a proper noun
+    (first name, surname, patronymic, place, organisation, trade mark) replaced by that
+    parse's nominative, capitalised ("Марьи Ивановны" -> "Марья Ивановна"); anything
+    else as is."""
+    if not _CYRILLIC.search(name):
+        return name
+    morph = _morph()
+    words = []
+    for word in name.split():
+        lemma = word
+        if word[:1].isupper():
+            for p in morph.parse(word):
+                if any(g in p.tag for g in _PROPER):
+                    form = p.inflect({"nomn"})  # keeps gender: "Ивановны" -> "Ивановна"
+                    lemma = form.word if form else p.normal_form
+                    lemma = lemma[:1].upper() + lemma[1:]
+                    break
+        words.append(lemma)
+    return " ".join(words)
+
+
+def _morph():
+    global _MORPH
+    if _MORPH is None:
+        import pymorphy3
+
+        _MORPH = pymorphy3.MorphAnalyzer()
+    return _MORPH
+
+
+_MORPH = None

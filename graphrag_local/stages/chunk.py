@@ -63,6 +63,7 @@ def chunk_text(doc: Document, encoding: Encoding, size: int, overlap: int) -> li
                     start_char=lo,
                     end_char=hi,
                     location=doc.label_at(lo, hi),
+                    language=doc.language,
                 )
             )
     return out

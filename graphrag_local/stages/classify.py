@@ -204,12 +204,12 @@ def classify_chunks(
     choices asked together (chunks in flight: one call per kind of choice, decoded as
     parallel sequences); each chunk's result is what it would be alone, up to the
     floating-point order of a batch."""
-    sure = [candidate_names(c.text) for c, _, _ in items]
+    sure = [candidate_names(c.text, language=c.language) for c, _, _ in items]
     types = type_names_many(model, prompts, [(n, c.text, s) for n, (c, s, _) in zip(sure, items)],
                             opts.entity_types, opts.not_entity_bias, "type")
     typed = [[(n, t) for n, t in zip(ns, ts) if t] for ns, ts in zip(sure, types)]
     decisions = [{n: t or "NONE" for n, t in zip(ns, ts)} for ns, ts in zip(sure, types)]
-    doubtful = [doubtful_names(c.text) for c, _, _ in items]
+    doubtful = [doubtful_names(c.text, language=c.language) for c, _, _ in items]
     asked = [j for j, d in enumerate(doubtful) if opts.max_gleanings and d]
     answers = model.choose([glean_prompt(prompts, [n for n, _ in typed[j]], doubtful[j], items[j][1])
                             for j in asked], (" YES", " NO"), purpose="glean_check") if asked else []

@@ -29,7 +29,7 @@ from ..models.structured import (
 )
 from ..prompts import Prompts
 from ..schema import Chunk, ChunkExtraction, ClaimRecord, EntityRecord, RelationshipRecord
-from .ground import candidate_names, ground, normalise
+from .ground import candidate_names, contains, ground, normalise
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ def extract_chunk(
     entities: list[EntityRecord] = []
     relationships: list[RelationshipRecord] = []
     raws: list[str] = []
-    candidates = candidate_names(chunk.text) if opts.names == "spans" else ()
+    candidates = (candidate_names(chunk.text, language=chunk.language)
+                  if opts.names == "spans" else ())
     messages: list[Message] = [
         {
             "role": "user",
@@ -202,7 +203,7 @@ def _extract_claims(model, prompts: Prompts, chunk: Chunk, opts: ExtractOptions,
     return out, reply.raw
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|$)")
 
 
 def sentence_links(
@@ -220,8 +221,8 @@ def sentence_links(
     out: list[RelationshipRecord] = []
     for match in _SENTENCE.finditer(text):
         sentence = " ".join(match.group(0).split())
-        norm = f" {normalise(sentence)} "
-        inside = [n for n in names if f" {normalise(n)} " in norm][:max_per_sentence]
+        norm = normalise(sentence)
+        inside = [n for n in names if contains(norm, normalise(n))][:max_per_sentence]
         for i, a in enumerate(inside):
             for b in inside[i + 1 :]:
                 pair = frozenset((normalise(a), normalise(b)))

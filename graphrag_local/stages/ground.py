@@ -31,9 +31,23 @@ class Grounded:
     dropped_claims: int
 
 
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff]")
+
+
 def occurs(name: str, normalised_text: str) -> bool:
-    key = normalise(name)
-    return bool(key) and f" {key} " in f" {normalised_text} "
+    """`name` occurs in the (normalised) text as whole words; a name in a script written
+    without spaces (Chinese, Japanese, Thai) occurs anywhere inside the text."""
+    return contains(normalised_text, normalise(name))
+
+
+def contains(normalised_text: str, key: str) -> bool:
+    """Normalised `key` is in `normalised_text`: as whole words, or, for a key in an
+    unspaced script, as a substring."""
+    if not key:
+        return False
+    if _UNSPACED.search(key):
+        return key in normalised_text
+    return f" {key} " in f" {normalised_text} "
 
 
 def ground(
@@ -75,7 +89,7 @@ def ground(
 
 # a word: letters, with inner apostrophes, dots, ampersands and single hyphens ("--" is a dash)
 _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’.&]|-(?!-))*|\d[\w.-]*", re.UNICODE)
-_SENTENCE_OPENERS = ".!?:\n#\"*-'‘“(_["
+_SENTENCE_OPENERS = ".!?:\n#\"*-'‘“(_[«»„—–"
 _CONNECTORS = {"of", "de", "del", "da", "van", "von", "der", "du", "la", "le", "&"}
 _LEADING_STOP = {
     "The", "A", "An", "In", "On", "At", "By", "For", "From", "To", "After", "Before", "When",
@@ -92,22 +106,50 @@ _LEADING_STOP = {
 }
 
 
-def candidate_names(text: str, max_words: int = 6, limit: int = 200) -> tuple[str, ...]:
+def candidate_names(text: str, max_words: int = 6, limit: int = 200,
+                    language: str = "") -> tuple[str, ...]:
     """Proper-noun spans of `text`: runs of capitalised words (with inner connectors such
-    as "of"), possessives and trailing dots removed, a leading stop word trimmed.
+    as "of"), possessives and trailing dots removed, a leading stop word trimmed; in
+    Chinese and Japanese (`language`, else told by the script), the segmenter's proper
+    nouns (`language/names.py`).
 
     With `extract.names = "spans"` entity names are restricted to these spans by the
     grammar, so a tiny model can only name things that are in the chunk; the extractive
     and fast methods take their entities from them."""
-    return _spans(text, max_words)[0][:limit]
+    return _candidates(text, max_words, language)[0][:limit]
 
 
-def doubtful_names(text: str, max_words: int = 6, limit: int = 100) -> tuple[str, ...]:
+def _candidates(text: str, max_words: int, language: str):
+    language = language or script_language(text)
+    if language in ("zh", "ja"):
+        from ..language.names import cjk_candidates
+
+        return cjk_candidates(text, language)
+    return _spans(text, max_words)
+
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def script_language(text: str) -> str:
+    """"ja" or "zh" for text mostly in Han characters (with kana: Japanese), else "" (a
+    language of capital letters; a few Chinese words in English text leave it English)."""
+    sample = text[:2000]
+    kana, han = len(_KANA.findall(sample)), len(_HAN.findall(sample))
+    letters = sum(ch.isalpha() for ch in sample)
+    if kana + han < 10 or kana + han < 0.3 * letters:
+        return ""
+    return "ja" if kana >= 3 else "zh"
+
+
+def doubtful_names(text: str, max_words: int = 6, limit: int = 100,
+                   language: str = "") -> tuple[str, ...]:
     """Spans that are names less often than not: the pieces of a run joined by a
     connector ("England" in "Bank of England") and one-word spans only ever seen at a
     sentence start ("Farmers ..."). A model decides about them (the gleaning round);
     measured on Re-DocRED, about one in five is a gold entity."""
-    sure, doubtful = _spans(text, max_words)
+    sure, doubtful = _candidates(text, max_words, language)
     have = {normalise(n) for n in sure}
     return tuple(n for n in doubtful if normalise(n) not in have)[:limit]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence, Source
 from ..sentences import is_statement, squash
-from .ground import candidate_names, normalise
+from .ground import _UNSPACED, candidate_names, normalise, script_language
 
 Span = tuple[int, int]
 
@@ -21,9 +21,10 @@ def names_in(text: str, names: list[str]) -> list[str]:
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for name in sorted(dict.fromkeys(names), key=lambda n: (-len(normalise(n)), n)):
-        key = f" {normalise(name)} "
-        if key.strip() == "":
+        key = normalise(name)
+        if not key:
             continue
+        key = key if _UNSPACED.search(key) else f" {key} "  # unspaced: inside the text
         at = padded.find(key)
         while at != -1:
             span = (at, at + len(key))
@@ -111,10 +112,22 @@ def guess_type(name: str, entity_types: tuple[str, ...]) -> str:
     return UNTYPED
 
 
+def _segmenter_types(chunk: Chunk) -> dict[str, str]:
+    language = chunk.language if chunk.language in ("zh", "ja") else script_language(chunk.text)
+    if language not in ("zh", "ja"):
+        return {}
+    from ..language.names import cjk_types
+
+    return cjk_types(chunk.text, language)
+
+
 def fast_extraction(chunk: Chunk, sentences: list[Sentence], entity_types: tuple[str, ...],
                     key: str) -> ChunkExtraction:
-    """The fast method: every candidate span is an entity, no model."""
-    typed = [(n, guess_type(n, entity_types)) for n in candidate_names(chunk.text)]
+    """The fast method: every candidate span is an entity, no model; in Chinese and
+    Japanese typed by the segmenter's tag (person, place, organisation)."""
+    tagged = _segmenter_types(chunk)
+    typed = [(n, tagged.get(n) if tagged.get(n) in entity_types else guess_type(n, entity_types))
+             for n in candidate_names(chunk.text, language=chunk.language)]
     entities, relationships = entity_records(typed, sentences, chunk.id)
     return ChunkExtraction(chunk.id, key, "ok", "", tuple(entities), tuple(relationships))
 

@@ -1,0 +1,80 @@
+"""Languages: detection, sentences in every script, names in Chinese and Japanese (by
+their segmenters), grounding inside unspaced text, German nouns told from names, Russian
+names in the nominative."""
+
+import pytest
+
+from graphrag_local.language.detect import detect_language
+from graphrag_local.sentences import split_sentences
+from graphrag_local.stages.aliases import clean_name, nominative, word_stats
+from graphrag_local.stages.ground import candidate_names, normalise, occurs, script_language
+from graphrag_local.stages.mentions import names_in
+
+pytestmark = pytest.mark.fast
+
+ZH = "阿Q在未庄住着。赵太爷很生气，他说阿Q不配姓赵！王胡和小D都笑了。"
+JA = "阿部弥一右衛門は熊本の侍であった。忠利は江戸で病に倒れた。竹内数馬も来た。"
+RU = ("Савельич встретил нас на крыльце. — Что это, сударь? — сказал он. Я отдал письмо "
+      "Савельичу. Я знал, что он ждёт и что письмо дойдёт. Мы поехали с Савельичем в Симбирск.")
+DE = ("Effi saß am Fenster. »Die Zeit vergeht«, sagte die Mutter. Es war die Zeit der "
+      "Ernte, und Effi lachte. Nach einer Zeit kam Innstetten. Innstetten grüßte die "
+      "Tochter, und die Tochter grüßte Innstetten.")
+
+
+def text_of(text, spans):
+    return [text[a:b] for a, b in spans]
+
+
+def test_each_language_is_detected():
+    assert detect_language(ZH * 3) == "zh"
+    assert detect_language(JA * 3) == "ja"
+    assert detect_language(RU) == "ru"
+    assert detect_language(DE) == "de"
+    assert detect_language("The Water Trust met in Millbrook on Tuesday evening.") == "en"
+    assert detect_language("?!") == "en"  # too little to tell: the default
+
+
+def test_sentences_end_at_full_width_stops_and_before_any_capital():
+    assert text_of(ZH, split_sentences(ZH)) == [
+        "阿Q在未庄住着。", "赵太爷很生气，他说阿Q不配姓赵！", "王胡和小D都笑了。"]
+    ru = text_of(RU, split_sentences(RU))
+    assert ru[0] == "Савельич встретил нас на крыльце." and len(ru) == 5
+    assert text_of("Er kam. »Das ist gut«, sagte sie.", split_sentences(
+        "Er kam. »Das ist gut«, sagte sie.")) == ["Er kam.", "»Das ist gut«, sagte sie."]
+    # English as before: abbreviations and a lower-case word after a stop do not split
+    assert len(split_sentences("Mr. Scrooge came. e.g. this one. Then 1843 came.")) == 2
+
+
+def test_chinese_and_japanese_names_come_from_the_segmenters():
+    zh = candidate_names(ZH)
+    assert {"阿Q", "小D", "赵太爷", "王胡"} <= set(zh), zh
+    assert not any(len(n) == 1 for n in zh)
+    ja = candidate_names(JA)
+    assert {"熊本", "忠利", "江戸", "竹内数馬"} <= set(ja), ja
+    assert script_language(ZH) == "zh" and script_language(JA) == "ja"
+    # a few Chinese words in an English text leave the English rules in charge
+    assert script_language("The Lantern Festival (灯会) was held in Millbrook.") == ""
+    assert "Lantern Festival" in candidate_names("The Lantern Festival (灯会) was held in Millbrook.")
+
+
+def test_names_ground_inside_unspaced_text():
+    assert occurs("未庄", normalise(ZH)) and occurs("赵太爷", normalise(ZH))
+    assert not occurs("钱太爷", normalise(ZH))
+    assert names_in("王胡和小D都笑了。", ["王胡", "小D", "阿Q"]) == ["王胡", "小D"]
+    # spaced scripts still need whole words
+    assert not occurs("Mill", normalise("Millbrook flooded"))
+
+
+def test_german_nouns_after_articles_are_not_names():
+    stats = word_stats([DE])
+    assert clean_name("Zeit", stats) is None and clean_name("Tochter", stats) is None
+    assert clean_name("Effi", stats) == "Effi" and clean_name("Innstetten", stats) == "Innstetten"
+
+
+def test_russian_names_are_one_name_in_the_nominative():
+    assert {nominative(w) for w in ("Савельич", "Савельича", "Савельичу", "Савельичем")} == {
+        "Савельич"}
+    assert nominative("Марьи Ивановны") == "Марья Ивановна"
+    assert nominative("Scrooge") == "Scrooge"
+    stats = word_stats([RU])
+    assert clean_name("Что", stats) is None  # after a dialogue dash: a sentence start
