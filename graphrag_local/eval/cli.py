@@ -95,7 +95,7 @@ def eval_judge(
 @eval_app.command("extraction")
 @user_errors
 def eval_extraction(
-    gold_file: Path = typer.Argument(..., help="Re-DocRED JSON, e.g. ../shared/data/re_docred/dev_revised.json"),
+    gold_file: Path = typer.Argument(..., help="Re-DocRED JSON (e.g. ../shared/data/re_docred/dev_revised.json), or gold NER: Universal NER .iob2, token-TAG .bio, Stockmark NER .json (10 sentences a document)."),
     limit: int = typer.Option(12, "--limit", help="First N documents."),
     offset: int = typer.Option(0, "--offset", help="Skip the first N documents (tune on other documents than you report)."),
     model: str | None = ModelOpt,
@@ -122,7 +122,7 @@ def eval_extraction(
         return
     out.print(
         f"{r['model']} ({r['method']}, {r['content']}, {r['gleanings']} gleanings) on "
-        f"{r['docs']} documents: entities P {r['precision']:.3f} R {r['recall']:.3f} "
+        f"{r['docs']} documents ({r['language']}): entities P {r['precision']:.3f} R {r['recall']:.3f} "
         f"F1 {r['f1']:.3f}; type accuracy {r['type_accuracy']:.3f} ({r['typed_entities']} "
         f"PER/ORG/LOC entities); relationships P {r['rel_precision']:.3f} "
         f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed\n"

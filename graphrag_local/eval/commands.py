@@ -136,15 +136,15 @@ def extraction(
     aliases: bool = True,
 ) -> dict:
     from ..recipe import make_recipe
-    from .extraction import evaluate, gold_doc, load_docred, select
+    from .extraction import evaluate
+    from .ner_gold import load_golds
 
     if not gold_file.is_file():
         raise InputError(f"{gold_file}: no such gold file")
     try:
-        docs = load_docred(gold_file)
-        golds = [gold_doc(docs, i) for i in select(docs, limit, offset=offset)]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"{gold_file}: not Re-DocRED data ({exc})") from None
+        source, golds = load_golds(gold_file, limit, offset)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise InputError(f"{gold_file}: not Re-DocRED or NER gold data ({exc})") from None
     settings = api.resolve_settings(config, model, method)
     if content:
         settings = replace(settings, content=content).validate()
@@ -164,13 +164,13 @@ def extraction(
         if chat is not None:
             chat.close()
     row = {"model": info.preset.name, "method": recipe.method, "content": recipe.content,
-           "offset": offset,
+           "language": golds[0].language if golds else "", "offset": offset,
            "names": "spans" if recipe.mode.verbatim_only else recipe.extract.names,
            "gleanings": (recipe.classify if recipe.mode.verbatim_only else recipe.extract).max_gleanings,
            "grounding": grounding, "aliases": aliases, **row}
     if out:
         _write_meta(out, title=f"Extraction: {info.preset.name} ({recipe.method}, {recipe.content}), "
-                    f"{len(golds)} Re-DocRED documents", command=command, model=info.preset.name)
+                    f"{len(golds)} {source} documents", command=command, model=info.preset.name)
         (out / "extraction.json").write_text(json.dumps(row, indent=2), encoding="utf-8")
     return row
 

@@ -1,4 +1,5 @@
-"""Extraction quality against gold data (Re-DocRED), for `graphrag-local eval extraction`
+"""Extraction quality against gold data (Re-DocRED; NER sets in other languages through
+`ner_gold.py`), for `graphrag-local eval extraction`
 and scripts/eval_extraction.py.
 
 Read Re-DocRED documents into text, gold entity names and gold related pairs; rebuild
@@ -35,6 +36,7 @@ class GoldDoc:
     entities: tuple[frozenset[str], ...]
     types: tuple[str, ...]  # the type of each gold entity (its first mention's)
     pairs: frozenset[frozenset[int]] = frozenset()  # gold entity pairs with a relation
+    language: str = "en"  # ISO 639-1; the chunk's, as a build would detect it
 
 
 def detokenise(tokens: list[str]) -> str:
@@ -307,9 +309,10 @@ def evaluate(model, prompts, golds: list[GoldDoc], recipe, progress=lambda msg: 
 
     score = Score()
     for gold in golds:
-        doc = Document(f"docred-{gold.index}", gold.title, gold.title, gold.text, "utf-8")
+        doc = Document(f"docred-{gold.index}", gold.title, gold.title, gold.text, "utf-8",
+                       language=gold.language)
         chunk = Chunk(f"docred-{gold.index}", doc.id, gold.title, 0, 0, 0,
-                      len(gold.text) // 4, gold.text, 0, len(gold.text))
+                      len(gold.text) // 4, gold.text, 0, len(gold.text), language=gold.language)
         sentences = chunk_sentences([doc], [chunk])
         before = len(model.calls) if model is not None else 0
         started = time.perf_counter()
