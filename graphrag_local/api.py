@@ -5,6 +5,7 @@ needs; heavy libraries are imported only when a function needs them."""
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -270,6 +271,9 @@ def status(index_dir: Path) -> dict[str, Any]:
         "partition_change": manifest.get("summary", {}).get("partition_change", {}),
         "failed_chunks": failed_chunks,
         "failed_reports": failed_reports,
+        # documents per language (detected at build, or `input.language`)
+        "languages": dict(Counter(r["language"] or "?" for r in store.read(
+            "documents", ["language"]))) if "language" in store.columns("documents") else {},
     }
 
 

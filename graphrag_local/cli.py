@@ -94,6 +94,10 @@ def status(index: Path = IndexOpt, as_json: bool = JsonOpt) -> None:
         f"n_ctx {m['model']['n_ctx']}  tokenizer {m['tokenizer']}  embedder {m['embedder']}  "
         f"seed {m['seed']}"
     )
+    if result["languages"]:
+        out.print("languages: " + ", ".join(
+            f"{lang} ({n} document{'s' * (n != 1)})" for lang, n in sorted(
+                result["languages"].items(), key=lambda x: -x[1])))
     _render_quality(result["community_quality"], result["partition_change"])
     for f in result["failed_chunks"]:
         out.print(f"[red]failed chunk[/] {f['chunk_id']}: {escape(f['error'])}")

@@ -126,9 +126,16 @@ def _quiet_jieba() -> None:
 
 @lru_cache(maxsize=1)
 def _ja_tagger():
-    import fugashi
+    try:
+        import fugashi
 
-    return fugashi.Tagger()
+        return fugashi.Tagger()
+    except (ImportError, RuntimeError) as exc:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            "Japanese text needs the Japanese segmenter (fugashi with unidic-lite, 250 MB): "
+            f"pip install 'graphrag-local[ja]' ({type(exc).__name__}: {exc})") from exc
 
 
 def top_names(text: str, language: str, n: int = 15) -> list[tuple[str, int]]:
