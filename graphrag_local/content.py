@@ -79,20 +79,22 @@ class Extractive(ContentMode):
         data = session.data
         a = ex.Answering(question, data, session.prompts, s, lead, on_text,
                          time.perf_counter(), lambda: session.model)
-        q = session.vector(followup_text(question, history))
+        asked = followup_text(question, history)
+        q = session.vector(asked)
+        sentences = session.sentences
+        if s.lexical == "fuse":  # issue 17: every method below ranks sentences by BM25 too
+            sentences = sentences.asked(asked, q)
         if method == "basic":
-            found = session.nearest("sentences", q, s.basic_top_sentences,
-                                    ["chunk_id", "start", "end"])
-            return ex.basic(a, [(Source(r["chunk_id"], r["start"], r["end"]), r["similarity"])
-                                for r in found])
+            rows = sentences.nearest(q, s.basic_top_sentences)
+            return ex.basic(a, [(sentences.sources[r], float(x))
+                                for r, x in zip(rows, sentences.similarity(q, rows))])
         if method == "local":  # the entities the question names, then the nearest ones
             found = session.nearest("entities", q, s.local_top_entities, ["name"])
             names = list(dict.fromkeys(data.named_in(question) + [
                 r["name"] for r in found if r["name"] in data.entities]))[: s.local_top_entities]
-            return ex.local(a, session.sentences, q, names)
+            return ex.local(a, sentences, q, names)
         if method == "drift":
-            return drift.drift_extractive(a, session.sentences, q, session.primer(q))
-        sentences = session.sentences
+            return drift.drift_extractive(a, sentences, q, session.primer(q))
         if method == "ts":
             scored, tests, trace = themes.score_groups(
                 ex.document_groups(data, sentences), sentences, q), 0, []

@@ -94,6 +94,10 @@ class QuerySettings:
     # "auto": the model for abstractive presets, the embedder for extractive ones (the
     # embedded models' YES/NO measures at chance: `graphrag-local eval relevance`)
     relevance_test: str = "auto"
+    # extractive answers rank sentences by nearness fused with BM25 on the question's words
+    # (reciprocal rank fusion; for questions the English embedder misses, and exact names
+    # and numbers), or by nearness alone ("off")
+    lexical: str = "fuse"
     context_tokens: int = 0  # per LLM call; 0: whatever the model's n_ctx leaves
     answer_max_tokens: int = 400
     map_max_points: int = 4
@@ -209,6 +213,9 @@ class Settings:
         if q.relevance_test not in ("auto", "embedding", "model"):
             raise ConfigError(f"{where}: query.relevance_test must be \"auto\", \"embedding\" "
                               f"or \"model\" (got {q.relevance_test!r})")
+        if q.lexical not in ("fuse", "off"):
+            raise ConfigError(f"{where}: query.lexical must be \"fuse\" or \"off\" "
+                              f"(got {q.lexical!r})")
         for name in ("answer_max_tokens", "map_max_points", "local_top_entities",
                      "basic_top_chunks", "quote_count", "basic_top_sentences", "themes",
                      "theme_quotes", "answer_words", "selection_tests", "drift_top_reports",

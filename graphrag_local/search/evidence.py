@@ -4,10 +4,15 @@ extractive method (and DRIFT's follow-ups) ranks these rows, so an answer can on
 quote sentences of the documents.
 
 Deliberately no ranking policy here: `themes.py` and `extractive.py` decide what to
-quote; this module only answers "which sentences", "how near" and "how central"."""
+quote; this module only answers "which sentences", "how near" and "how central".
+
+"How near" is the one place where sentences are ranked for a question, so it is also
+where lexical retrieval joins in (`query.lexical = "fuse"`, the default): `asked` gives
+the index as one question sees it, its nearness fused with BM25 (`lexical.py`)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 
 import numpy as np
@@ -15,6 +20,7 @@ import numpy as np
 from ..schema import Source
 from ..sentences import squash
 from .common import IndexData
+from .lexical import BM25, fuse
 
 
 def unit(matrix: np.ndarray) -> np.ndarray:
@@ -46,6 +52,8 @@ class SentenceIndex:
         for i, d in enumerate(self.document):
             by_doc.setdefault(d, []).append(i)
         self._by_doc = {k: np.asarray(v, dtype=np.int64) for k, v in by_doc.items()}
+        self._lexical: BM25 | None = None  # built on the first `asked`
+        self._fused: tuple[np.ndarray, np.ndarray] | None = None  # (question vector, nearness)
 
     def __len__(self) -> int:
         return len(self.sources)
@@ -81,6 +89,8 @@ class SentenceIndex:
     def similarity(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Cosine nearness of each row (all rows when `rows` is None) to `vector`."""
         q = unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+        if self._fused is not None and np.array_equal(q, self._fused[0]):  # see `asked`
+            return self._fused[1] if rows is None else self._fused[1][rows]
         m = self.matrix if rows is None else self.matrix[rows]
         return m @ q if len(m) else np.zeros(0, dtype=np.float32)
 
@@ -95,3 +105,21 @@ class SentenceIndex:
         sims = self.similarity(vector, rows)
         order = np.argsort(-sims, kind="stable")[:k]
         return order if rows is None else rows[order]
+
+    # -- lexical fusion (issue 17) ---------------------------------------------------------
+    def asked(self, question: str, vector: np.ndarray) -> SentenceIndex:
+        """This index as `question` (embedded as `vector`) sees it: `similarity` and
+        `nearest` for that vector rank by reciprocal rank fusion of nearness and BM25 on
+        the question's words. Each row keeps a value on the embedder's scale: the fused
+        i-th row gets the corpus's i-th highest nearness, so what is calibrated on cosines
+        (themes' focus) reads the same; a question sharing no word ranks as before."""
+        if self._lexical is None:
+            self._lexical = BM25(self.text(i) for i in range(len(self)))
+        sims = self.similarity(vector)
+        by_vector = np.argsort(-sims, kind="stable")
+        order = fuse(by_vector, self._lexical.scores(question)[0])
+        fused = np.empty_like(sims)
+        fused[order] = sims[by_vector]
+        view = copy.copy(self)
+        view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0], fused)
+        return view
