@@ -105,3 +105,17 @@ def test_fused_ranking_finds_what_hash_vectors_miss(session_index):
     assert np.allclose(view.similarity(other), plain.similarity(other))
     for method in ("local", "global", "ts", "drift"):
         assert ask(session_index, "fuse", question, method)[1].answer, method
+
+
+def test_a_question_in_another_language_leans_on_its_words():
+    """The English embedder's ranking counts a quarter for a question in another
+    language: a sentence the words rank first and the vectors rank last comes first."""
+    from graphrag_local.language.messages import question_language
+    from graphrag_local.search.lexical import fuse
+
+    by_vector, by_words = [0, 1, 2, 3], [3, 2, 1, 0]
+    assert fuse(by_vector, by_words)[0] == 0  # equal weights: ties go to the vectors
+    assert fuse(by_vector, by_words, vector_weight=0.25)[0] == 3
+    assert question_language("阿Ｑ住在未庄的什么地方？") == "zh"
+    assert question_language("Кто такой Савельич и откуда он?") == "ru"
+    assert question_language("Who founded the Aldren Water Trust?") == "en"

@@ -72,7 +72,8 @@ class BM25:
         return order, total[order]
 
 
-def fuse(vector_ranking, lexical_ranking, k: int = RRF_K) -> np.ndarray:
+def fuse(vector_ranking, lexical_ranking, k: int = RRF_K, vector_weight: float = 1.0
+         ) -> np.ndarray:
     """Reciprocal rank fusion of two rankings of rows (non-negative ints, best first): a
     row scores 1 / (k + rank) in each ranking it is in; best total first, ties in the
     vector ranking's order, then the lexical one's."""
@@ -80,7 +81,7 @@ def fuse(vector_ranking, lexical_ranking, k: int = RRF_K) -> np.ndarray:
     by_words = np.asarray(lexical_ranking, dtype=np.int64)
     size = int(max(by_vector.max(initial=-1), by_words.max(initial=-1))) + 1
     score = np.zeros(size, dtype=np.float64)
-    score[by_vector] += 1.0 / (k + np.arange(1, len(by_vector) + 1))
+    score[by_vector] += vector_weight / (k + np.arange(1, len(by_vector) + 1))
     score[by_words] += 1.0 / (k + np.arange(1, len(by_words) + 1))
     rows = np.concatenate([by_vector, by_words[~np.isin(by_words, by_vector)]])
     return rows[np.argsort(-score[rows], kind="stable")]
