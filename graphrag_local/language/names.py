@@ -29,6 +29,9 @@ ZH_TITLES = frozenset(
 ZH_COMMON_FREQ = 300  # a dictionary word this frequent is a common word first
 ZH_COMMON_PLACE_FREQ = 5000  # a place-tagged word this frequent ("东西", "太阳") too, unless
 ZH_PLACE_ENDS = tuple("国省市县州城山河江湖庄村镇岛港湾")  # it ends like a place name
+# one-character function words jieba's guessing glues onto a following unknown name
+# ("但" + "未庄" -> "但未庄"): stripped from the front of a three-character-or-longer name
+ZH_GLUED = frozenset("但在和与是的了到从向把被给对也都就又还便却说叫让")
 _NICKNAME = re.compile(r"[阿小老][A-Za-zＡ-Ｚａ-ｚ]")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -52,9 +55,15 @@ def _typed(text: str, language: str):
             if JA_TAGS.get(tag):
                 yield name, JA_TAGS[tag]
     else:
-        for word, flag in _jieba_tags(text):
-            if ZH_TAGS.get(flag):
-                yield word, ZH_TAGS[flag]
+        for m in _NICKNAME.finditer(text):
+            yield m.group(), "PERSON"
+        pairs = _jieba_tags(text)
+        for i, (word, flag) in enumerate(pairs):
+            nxt = pairs[i + 1][0] if i + 1 < len(pairs) else ""
+            if flag.startswith("nr") and len(word) == 1 and nxt in ZH_TITLES:
+                yield word + nxt, "PERSON"  # "赵太爷"
+            elif ZH_TAGS.get(flag):
+                yield (word[1:] if len(word) >= 3 and word[0] in ZH_GLUED else word), ZH_TAGS[flag]
 
 
 def _japanese(text: str) -> dict[str, bool]:
@@ -93,6 +102,8 @@ def _chinese(text: str) -> dict[str, bool]:
         if flag.startswith("nr") and len(word) == 1 and nxt in ZH_TITLES:
             out.setdefault(word + nxt, True)
         elif flag in ZH_TAGS and len(word) >= 2 and _HAN.search(word):
+            if len(word) >= 3 and word[0] in ZH_GLUED:
+                word = word[1:]
             f = freq.get(word) or 0
             common = (f >= ZH_COMMON_PLACE_FREQ and not word.endswith(ZH_PLACE_ENDS)
                       if flag == "ns" else f >= ZH_COMMON_FREQ)
