@@ -78,3 +78,35 @@ def test_russian_names_are_one_name_in_the_nominative():
     assert nominative("Scrooge") == "Scrooge"
     stats = word_stats([RU])
     assert clean_name("Что", stats) is None  # after a dialogue dash: a sentence start
+
+
+def test_chinese_names_join_their_pieces_and_common_nouns_stay_doubtful():
+    from graphrag_local.language.names import cjk_candidates, cjk_types
+
+    sure, _ = cjk_candidates("圣奥斯瓦尔德乡位于亨茨维尔附近。安德里亚·皮萨诺来了。", "zh")
+    assert {"圣奥斯瓦尔德乡", "亨茨维尔", "安德里亚·皮萨诺"} <= set(sure), sure
+    sure, doubtful = cjk_candidates("一个尼姑走了。这尼姑笑了。小尼姑哭了。王胡来到未庄。", "zh")
+    assert "尼姑" not in sure
+    assert cjk_types("毛泽东去了日本。", "zh") == {"毛泽东": "PERSON", "日本": "LOCATION"}
+
+
+def test_japanese_compound_names_and_latin_names_in_cjk_text():
+    from graphrag_local.language.names import cjk_candidates, cjk_types
+
+    text = "全日本空輸と日本航空は東京都千代田区にある。松友美佐紀はBMWに乗る。"
+    sure, _ = cjk_candidates(text, "ja")
+    assert {"全日本空輸", "日本航空", "東京都千代田区", "松友美佐紀", "BMW"} <= set(sure), sure
+    types = cjk_types(text, "ja")
+    assert types["日本航空"] == "ORGANIZATION" and types["東京都千代田区"] == "LOCATION"
+
+
+def test_german_runs_are_cut_at_common_nouns_but_keep_titles_and_adjectives():
+    from graphrag_local.language.german import is_common_noun, name_pieces
+
+    assert name_pieces("Hauptstadt Belgrad") == ["Belgrad"]
+    assert name_pieces("Vertreter von Uber") == ["Uber"]
+    assert name_pieces("Schicksal der Republik") == []
+    assert name_pieces("Frau von Briest") == ["Frau von Briest"]
+    assert name_pieces("Vereinigten Staaten") == ["Vereinigten Staaten"]
+    assert is_common_noun("Kirchhofsmauer") and is_common_noun("Jahre")
+    assert not is_common_noun("Belgrad") and not is_common_noun("Innstetten")

@@ -39,11 +39,54 @@ def common_nouns() -> frozenset[str]:
 
 
 def is_common_noun(word: str, shortest_part: int = 4) -> bool:
-    """`word` is a form of a common noun, or a compound whose last part is one."""
+    """`word` is a form of a common noun, or a compound of two ("Kirchhofs" + "mauer",
+    the linking "s", "e" or "n" allowed)."""
     nouns = common_nouns()
     word = word.casefold()
     if word in nouns:
         return True
     if "-" in word:
         return False  # "Hohen-Cremmen": a hyphenated name
-    return any(word[i:] in nouns for i in range(3, len(word) - shortest_part + 1))
+    for i in range(shortest_part, len(word) - shortest_part + 1):
+        head, tail = word[:i], word[i:]
+        if tail in nouns and (head in nouns or (head[-1] in "sen" and head[:-1] in nouns)):
+            return True
+    return False
+
+
+# titles: nouns that belong to the name after them ("Frau von Briest", "Baron Innstetten")
+TITLES = frozenset("frau herr herrn fräulein baron baronin graf gräfin fürst fürstin major "
+                   "hauptmann pastor doktor professor kantor landrat geheimrat onkel tante "
+                   "vetter kaiser kaiserin könig königin prinz prinzessin".split())
+
+
+_CONNECTORS = frozenset("von vom der des den dem die das und zu zur zum van de".split())
+
+
+def name_pieces(span: str) -> list[str]:
+    """A capitalised run cut at its common nouns: "Obamas Sonderberaterin Kori Schulman" ->
+    ["Obamas", "Kori Schulman"], "Hauptstadt Belgrad" -> ["Belgrad"], "Schicksal der
+    Republik" -> []. A noun after a capitalised adjective stays ("Vereinigten Staaten",
+    "Republikanischen Partei"); so does a one-word span (the cleaning decides about it)."""
+    words = span.split()
+    if len(words) < 2:
+        return [span]
+    pieces: list[list[str]] = [[]]
+    for i, w in enumerate(words):
+        adjective_before = i > 0 and words[i - 1][:1].isupper() and not is_common_noun(
+            words[i - 1]) and words[i - 1].lower().endswith(("en", "er", "es", "e"))
+        if w.lower() in _CONNECTORS:
+            pieces[-1].append(w)
+        elif is_common_noun(w) and not adjective_before and w.casefold() not in TITLES:
+            pieces.append([])
+        else:
+            pieces[-1].append(w)
+    out = []
+    for p in pieces:
+        while p and p[0].lower() in _CONNECTORS:
+            p.pop(0)
+        while p and p[-1].lower() in _CONNECTORS:
+            p.pop()
+        if p and not all(w.casefold() in TITLES for w in p):
+            out.append(" ".join(p))
+    return out

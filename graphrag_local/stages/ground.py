@@ -125,7 +125,12 @@ def _candidates(text: str, max_words: int, language: str):
         from ..language.names import cjk_candidates
 
         return cjk_candidates(text, language)
-    return _spans(text, max_words)
+    sure, doubtful = _spans(text, max_words)
+    if language == "de":  # every noun is capitalised: runs are cut at common nouns
+        from ..language.german import name_pieces
+
+        sure = tuple(dict.fromkeys(p for s in sure for p in name_pieces(s)))
+    return sure, doubtful
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
