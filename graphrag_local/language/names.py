@@ -120,7 +120,7 @@ def _chinese(text: str) -> dict[str, bool]:
     for m in _NICKNAME.finditer(text):
         out[m.group()] = True
     for name, sure, _type in _chinese_runs(text):
-        out.setdefault(name, sure and not _counted(name, text))
+        out.setdefault(name, sure and not counted(name, text))
     return out
 
 
@@ -129,7 +129,7 @@ def _chinese(text: str) -> dict[str, bool]:
 _DETERMINED = "这那个些哪么一几每小"
 
 
-def _counted(word: str, text: str, share: float = 0.25) -> bool:
+def counted(word: str, text: str, share: float = 0.25) -> bool:
     """`word` follows a demonstrative or classifier in `share` or more of its mentions."""
     total = text.count(word)
     after = len(re.findall(f"[{_DETERMINED}]{re.escape(word)}", text))

@@ -10,6 +10,8 @@ how often capitalised other than at a sentence start):
   "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit");
 - a one-word name written in lower case at least as often as capitalised inside a
   sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I";
+- Chinese: a word that follows a demonstrative or classifier in a quarter of its
+  mentions in the corpus ("一个尼姑") is a common noun;
 - German capitalises every noun: there, a one-word name that is a form of a common noun
   ("Zeit", "Jahre"; `language/german.py`) is no name;
 - Russian inflects names: forms of one name ("Савельич", "Савельича", "Савельичем")
@@ -43,6 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..language.german import is_common_noun
+from ..language.names import counted
 from .ground import normalise
 
 HONORIFICS = frozenset(
@@ -69,6 +72,7 @@ class WordStats:
     lower: Counter = field(default_factory=Counter)  # written in lower case
     upper_mid: Counter = field(default_factory=Counter)  # capitalised, not at a sentence start
     languages: set = field(default_factory=set)  # of the texts counted
+    chinese: str = ""  # the Chinese texts, for the classifier rule (`language/names.py`)
 
 
 def word_stats(texts) -> WordStats:
@@ -76,7 +80,10 @@ def word_stats(texts) -> WordStats:
 
     stats = WordStats()
     for text in texts:
-        stats.languages.add(detect_language(text))
+        language = detect_language(text)
+        stats.languages.add(language)
+        if language == "zh":
+            stats.chinese += text + "\n"
         last = 0
         start = True
         for m in _WORD.finditer(text):
@@ -113,6 +120,8 @@ def clean_name(name: str, stats: WordStats) -> str | None:
             words = words[1:]
         else:
             break
+    if stats.chinese and len(words) == 1 and counted(words[0], stats.chinese):
+        return None  # "尼姑": after "一个", "这", "小" in the corpus, a common noun
     if len(words) == 1:
         key = _key(words[0])
         if key in PRONOUNS or (stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
