@@ -5,9 +5,10 @@ names in the nominative."""
 import pytest
 
 from graphrag_local.language.detect import detect_language
+from graphrag_local.language.scripts import script_language
 from graphrag_local.sentences import split_sentences
 from graphrag_local.stages.aliases import clean_name, nominative, word_stats
-from graphrag_local.stages.ground import candidate_names, normalise, occurs, script_language
+from graphrag_local.stages.ground import candidate_names, normalise, occurs
 from graphrag_local.stages.mentions import names_in
 
 pytestmark = pytest.mark.fast
@@ -110,3 +111,13 @@ def test_german_runs_are_cut_at_common_nouns_but_keep_titles_and_adjectives():
     assert name_pieces("Vereinigten Staaten") == ["Vereinigten Staaten"]
     assert is_common_noun("Kirchhofsmauer") and is_common_noun("Jahre")
     assert not is_common_noun("Belgrad") and not is_common_noun("Innstetten")
+
+
+def test_japanese_without_the_extra_fails_with_the_install_line(monkeypatch):
+    from graphrag_local.errors import ConfigError
+    from graphrag_local.language import scripts
+
+    monkeypatch.setattr(scripts, "_fugashi", lambda: (None, ImportError("no fugashi")))
+    with pytest.raises(ConfigError, match=r"graphrag-local\[ja\]"):
+        scripts.ja_tagger()
+    assert scripts.ja_tagger(required=False) is None

@@ -38,7 +38,7 @@ def test_japanese_is_segmented_by_fugashi():
 def test_japanese_without_fugashi_falls_back_to_jieba(monkeypatch):
     import graphrag_local.language.tokens as module
 
-    monkeypatch.setattr(module, "_ja_tagger", lambda: None)  # no [ja] extra
+    monkeypatch.setattr(module, "ja_tagger", lambda required=True: None)  # no [ja] extra
     assert tokens("ですね、猫である") == ["で", "す", "ね", "猫", "で", "あ", "る"]
 
 

@@ -5,12 +5,11 @@ document and chunk). A text with too few letters to tell is "en", the project's 
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from .scripts import HAN, KANA
+
 SAMPLE_CHARS = 4000  # enough to tell; detection time grows with the text
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 def detect_language(text: str) -> str:
@@ -27,16 +26,11 @@ def _detect(text: str) -> str:
     letters = sum(ch.isalpha() for ch in text)
     if letters < 20:
         return "en"
-    if _KANA.search(text):  # kana is Japanese only; Han alone may be either
+    if KANA.search(text):  # kana is Japanese only
         return "ja"
     import py3langid
 
     code, _score = py3langid.classify(text)
-    if code in ("zh", "ja") or _HAN.search(text[:400]):
-        return "ja" if _KANA.search(text) else ("zh" if _HAN.search(text) else code)
+    if code == "ja" or HAN.search(text[:400]):  # Han without kana: Chinese
+        return "zh"
     return code
-
-
-def unspaced(language: str) -> bool:
-    """Written without spaces between words: names are found inside runs of text."""
-    return language in ("zh", "ja", "th", "lo", "km", "my")

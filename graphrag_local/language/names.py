@@ -1,25 +1,30 @@
 """Candidate names in Chinese and Japanese text, where no capital letter marks a name and
 no space ends a word: the segmenter's proper-noun tags decide.
 
-- Japanese: fugashi over unidic-lite (MeCab's dictionary of contemporary Japanese); a run
-  of tokens tagged 固有名詞 (proper noun) is one name ("竹内" + "数馬" -> "竹内数馬").
+- Japanese: fugashi over unidic-lite (MeCab's dictionary of contemporary Japanese); a
+  compound noun holding a 固有名詞 (proper noun) is one name, with its nouns, prefixes and
+  suffixes ("竹内" + "数馬", "全" + "日本" + "空輸"); its last word makes it an
+  organisation ("日本航空") or keeps it a place ("東京都千代田区").
 - Chinese: jieba's part-of-speech tags nr (person), ns (place), nt (organisation), nz
   (other proper noun); a one-character surname followed by a title or kinship word is one
   name ("赵" + "太爷" -> "赵太爷"); 阿/小/老 before a Latin letter is a nickname ("阿Q").
   Adjacent proper nouns are one name (transliterations: "亨茨" + "维尔"), with a place or
-  organisation word after them ("北极研究中心") and "圣" before them; a tag jieba only
+  organisation word after them ("奥斯瓦尔德乡") and "圣" before them; a tag jieba only
   guesses as "other proper noun" (nz) alone is doubtful, and so is a word that follows a
-  demonstrative or classifier in a quarter of its mentions ("一个尼姑", "什么东西"). (Marking words frequent in
-  jieba's dictionary doubtful, to drop 东西 "thing" and 和尚 "monk", cost more real names
-  than it saved: NER F1 0.427 with it, 0.447 without.)
+  demonstrative or classifier in a quarter of its mentions ("一个尼姑", "什么东西").
+  (Marking words frequent in jieba's dictionary doubtful, to drop 东西 "thing" and 和尚
+  "monk", cost more real names than it saved: NER F1 0.427 with it, 0.447 without.)
+- Both: names written in Latin letters inside the text ("BMW").
 One-character names are dropped (a surname or a place character alone is more often
-part of a word than a name). Both segmenters are imported on first use."""
+part of a word than a name). A chunk is segmented once: its candidates and their types
+read the same cached segmentation."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import lru_cache
+
+from .scripts import HAN, ja_tagger, jieba
 
 # jieba's tags -> the type they imply (a hint for typing, not a decision)
 ZH_TAGS = {"nr": "PERSON", "nrfg": "PERSON", "nrt": "PERSON", "ns": "LOCATION",
@@ -43,7 +48,6 @@ ZH_NAME_ENDS = ZH_ORG_ENDS | frozenset("乡 县 市 省 州 区 镇 村 堂 寺 
 ZH_GLUED = frozenset("但在和与是的了到从向把被给对也都就又还便却说叫让")
 _LATIN_NAME = re.compile(r"(?<![A-Za-z])[A-Z][A-Za-z0-9&'.-]*(?: [A-Z][A-Za-z0-9&'.-]*)*")
 _NICKNAME = re.compile(r"[阿小老][A-Za-zＡ-Ｚａ-ｚ]")
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def cjk_candidates(text: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -83,11 +87,15 @@ def _japanese(text: str) -> dict[str, bool]:
     return out
 
 
-def _japanese_runs(text: str):
+@lru_cache(maxsize=8)
+def _japanese_runs(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_japanese_compounds(text))
+
+
+def _japanese_compounds(text: str):
     """(name, kind) per compound noun holding a proper noun: the proper noun with the
     nouns, prefixes and suffixes joined to it ("全" + "日本" + "空輸", "東京" + "都" +
     "千代田" + "区", "松友" + "美佐" + "紀"); kind is its first proper noun's (人名, ...)."""
-    words = list(_ja_tagger()(text))
     run: list = []
 
     def flush():
@@ -103,10 +111,9 @@ def _japanese_runs(text: str):
             yield "".join(w.surface for w in run), kind
         run.clear()
 
-    for w in words:
+    for w in ja_tagger()(text):
         f = w.feature
-        joins = (f.pos1 == "名詞" and (f.pos2 == "固有名詞" or (
-            f.pos2 == "普通名詞"))) or (
+        joins = (f.pos1 == "名詞" and f.pos2 in ("固有名詞", "普通名詞")) or (
             f.pos1 == "接尾辞" and f.pos2 == "名詞的") or f.pos1 == "接頭辞"
         if joins and not (f.pos1 == "接尾辞" and not run):
             run.append(w)
@@ -171,7 +178,7 @@ def _chinese_runs(text: str):
         if len(name) >= 3 and name[0] in ZH_GLUED:
             name = name[1:]
         named = [t for t in tags if t in ZH_TAGS]
-        if len(name) >= 2 and _HAN.search(name) and named:
+        if len(name) >= 2 and HAN.search(name) and named:
             kind = ZH_TAGS.get(tags[-1] if tags[-1] in ZH_TAGS else named[0], "")
             yield name, not all(t == "nz" for t in named), kind
         i = max(j, i + 1)
@@ -187,37 +194,9 @@ def _leads_a_name(pairs: list[tuple[str, str]], i: int) -> bool:
     return k > i and k < len(pairs) and pairs[k][1] in ZH_TAGS
 
 
-def _jieba_tags(text: str) -> list[tuple[str, str]]:
-    import jieba.posseg
+@lru_cache(maxsize=8)
+def _jieba_tags(text: str) -> tuple[tuple[str, str], ...]:
+    jieba()  # quiet, dictionary loaded
+    from jieba import posseg
 
-    _quiet_jieba()
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
-
-
-def _quiet_jieba() -> None:
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-
-
-@lru_cache(maxsize=1)
-def _ja_tagger():
-    try:
-        import fugashi
-
-        return fugashi.Tagger()
-    except (ImportError, RuntimeError) as exc:
-        from ..errors import ConfigError
-
-        raise ConfigError(
-            "Japanese text needs the Japanese segmenter (fugashi with unidic-lite, 250 MB): "
-            f"pip install 'graphrag-local[ja]' ({type(exc).__name__}: {exc})") from exc
-
-
-def top_names(text: str, language: str, n: int = 15) -> list[tuple[str, int]]:
-    """The `n` candidates mentioned most often in `text` (for measuring)."""
-    sure, _ = cjk_candidates(text, language)
-    counts = Counter({name: text.count(name) for name in sure})
-    return counts.most_common(n)
+    return tuple((p.word, p.flag) for p in posseg.cut(text))

@@ -21,51 +21,26 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+
+from .scripts import CJK, KANA, ja_tagger, jieba
 
 _RUN = re.compile(r"[^\W_]+")  # \w without "_": the isalnum characters
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_CJK = re.compile(f"{_HAN.pattern}|{_KANA.pattern}")
 
 
 def tokens(text: str) -> list[str]:
     """The word tokens of `text`, lower-cased, in order (repeats kept)."""
     text = unicodedata.normalize("NFKC", text)
-    if not _CJK.search(text):  # the common case, and the fast one
+    if not CJK.search(text):  # the common case, and the fast one
         return _RUN.findall(text.lower())
-    japanese = bool(_KANA.search(text))
+    tagger = ja_tagger(required=False) if KANA.search(text) else None
     out: list[str] = []
     for run in _RUN.findall(text):
-        if japanese and _CJK.search(run) and _ja_tagger() is not None:
-            words = [w.surface for w in _ja_tagger()(run)]
-        elif _CJK.search(run):
-            words = _jieba().cut(run, HMM=False)
+        if tagger is not None and CJK.search(run):
+            words = [w.surface for w in tagger(run)]
+        elif CJK.search(run):
+            words = jieba().cut(run, HMM=False)
         else:
             out += _RUN.findall(run.lower())  # as the fast path splits it
             continue
         out += [w.lower() for w in words if any(ch.isalnum() for ch in w)]
     return out
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)  # it announces loading its dictionary otherwise
-    return jieba
-
-
-@lru_cache(maxsize=1)
-def _ja_tagger():
-    """fugashi's tagger, or None without the [ja] extra: then jieba splits Japanese too
-    (kana one character at a time), the same way in the question and the sentences,
-    since the session tokenises both."""
-    try:
-        import fugashi
-
-        return fugashi.Tagger()
-    except (ImportError, RuntimeError):
-        return None

@@ -72,18 +72,19 @@ class WordStats:
     lower: Counter = field(default_factory=Counter)  # written in lower case
     upper_mid: Counter = field(default_factory=Counter)  # capitalised, not at a sentence start
     languages: set = field(default_factory=set)  # of the texts counted
-    chinese: str = ""  # the Chinese texts, for the classifier rule (`language/names.py`)
+    chinese: str = ""  # the Chinese texts joined, for the classifier rule (`language/names.py`)
 
 
 def word_stats(texts) -> WordStats:
     from ..language.detect import detect_language
 
     stats = WordStats()
+    chinese: list[str] = []
     for text in texts:
         language = detect_language(text)
         stats.languages.add(language)
         if language == "zh":
-            stats.chinese += text + "\n"
+            chinese.append(text)
         last = 0
         start = True
         for m in _WORD.finditer(text):
@@ -100,6 +101,7 @@ def word_stats(texts) -> WordStats:
                 stats.upper_mid[key] += 1
             start = False
             last = m.end()
+    stats.chinese = "\n".join(chinese)
     return stats
 
 

@@ -10,6 +10,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ..language.scripts import UNSPACED, script_language
 from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
@@ -31,9 +32,6 @@ class Grounded:
     dropped_claims: int
 
 
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff]")
-
-
 def occurs(name: str, normalised_text: str) -> bool:
     """`name` occurs in the (normalised) text as whole words; a name in a script written
     without spaces (Chinese, Japanese, Thai) occurs anywhere inside the text."""
@@ -45,7 +43,7 @@ def contains(normalised_text: str, key: str) -> bool:
     unspaced script, as a substring."""
     if not key:
         return False
-    if _UNSPACED.search(key):
+    if UNSPACED.search(key):
         return key in normalised_text
     return f" {key} " in f" {normalised_text} "
 
@@ -119,8 +117,14 @@ def candidate_names(text: str, max_words: int = 6, limit: int = 200,
     return _candidates(text, max_words, language)[0][:limit]
 
 
+def name_language(text: str, language: str = "") -> str:
+    """The language whose name rules read `text`: the document's, else what its script
+    says ("zh", "ja"), else "" (capital letters)."""
+    return language or script_language(text)
+
+
 def _candidates(text: str, max_words: int, language: str):
-    language = language or script_language(text)
+    language = name_language(text, language)
     if language in ("zh", "ja"):
         from ..language.names import cjk_candidates
 
@@ -131,21 +135,6 @@ def _candidates(text: str, max_words: int, language: str):
 
         sure = tuple(dict.fromkeys(p for s in sure for p in name_pieces(s)))
     return sure, doubtful
-
-
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def script_language(text: str) -> str:
-    """"ja" or "zh" for text mostly in Han characters (with kana: Japanese), else "" (a
-    language of capital letters; a few Chinese words in English text leave it English)."""
-    sample = text[:2000]
-    kana, han = len(_KANA.findall(sample)), len(_HAN.findall(sample))
-    letters = sum(ch.isalpha() for ch in sample)
-    if kana + han < 10 or kana + han < 0.3 * letters:
-        return ""
-    return "ja" if kana >= 3 else "zh"
 
 
 def doubtful_names(text: str, max_words: int = 6, limit: int = 100,

@@ -7,9 +7,10 @@ extraction: candidate spans typed by their head word, linked by co-occurrence.""
 
 from __future__ import annotations
 
+from ..language.scripts import UNSPACED
 from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence, Source
 from ..sentences import is_statement, squash
-from .ground import _UNSPACED, candidate_names, normalise, script_language
+from .ground import candidate_names, name_language, normalise
 
 Span = tuple[int, int]
 
@@ -24,7 +25,7 @@ def names_in(text: str, names: list[str]) -> list[str]:
         key = normalise(name)
         if not key:
             continue
-        key = key if _UNSPACED.search(key) else f" {key} "  # unspaced: inside the text
+        key = key if UNSPACED.search(key) else f" {key} "  # unspaced: inside the text
         at = padded.find(key)
         while at != -1:
             span = (at, at + len(key))
@@ -113,7 +114,7 @@ def guess_type(name: str, entity_types: tuple[str, ...]) -> str:
 
 
 def _segmenter_types(chunk: Chunk) -> dict[str, str]:
-    language = chunk.language if chunk.language in ("zh", "ja") else script_language(chunk.text)
+    language = name_language(chunk.text, chunk.language)
     if language not in ("zh", "ja"):
         return {}
     from ..language.names import cjk_types
