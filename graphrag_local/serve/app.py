@@ -93,7 +93,11 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                              "invalid_request_error")
             _access(request, 413, started, None)
             return response
-        response = await call_next(request)
+        try:
+            response = await call_next(request)
+        except Exception:  # a bug: one traceback in the log, a 500 to the client
+            log.exception("unexpected error")
+            response = error(500, "internal error", "server_error")
         _access(request, response.status_code, started, getattr(request.state, "question", None))
         return response
 
@@ -134,7 +138,8 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
         raise _Refused(404, f"unknown model '{model}'; this server has: {', '.join(model_ids(name))}",
                        "model_not_found")
 
-    @app.exception_handler(Exception)
+    # refusals become their responses inside the middleware above, so they are logged as
+    # requests, not as errors; anything else reaches the middleware's `except`
     async def on_error(request: Request, exc: Exception):
         if isinstance(exc, _Refused):
             return error(exc.status, str(exc), exc.kind)
@@ -145,10 +150,11 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
             return error(400, str(exc), "invalid_request_error")
         if isinstance(exc, IndexStateError):
             return error(503, str(exc), "index_unavailable", {"Retry-After": "10"})
-        if isinstance(exc, GraphragError):
-            return error(500, str(exc), "server_error")
-        log.exception("unexpected error")
-        return error(500, f"internal error: {type(exc).__name__}", "server_error")
+        log.error("%s: %s", type(exc).__name__, exc)
+        return error(500, str(exc), "server_error")
+
+    app.add_exception_handler(_Refused, on_error)
+    app.add_exception_handler(GraphragError, on_error)
 
     @app.get("/health")
     async def health():
@@ -170,7 +176,16 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
         question = checked_question(data.get("question"), request)
         method = data.get("method") or settings.method
         level = data.get("level")
-        history = [tuple(x) for x in data.get("history") or []]
+        history = data.get("history") or []
+        if not isinstance(method, str):
+            raise _Refused(400, "`method` must be a string")
+        if level is not None and not isinstance(level, str | int):
+            raise _Refused(400, "`level` must be a number, \"auto\" or null")
+        if not isinstance(history, list) or not all(
+                isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(t, str) for t in x)
+                for x in history):
+            raise _Refused(400, "`history` must be a list of [question, answer] pairs of strings")
+        history = [tuple(x) for x in history]
         result = await asyncio.to_thread(service.ask, question, method, level, history)
         return result_dict(result, name)
 

@@ -11,9 +11,23 @@ Tools:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import GraphragError
 from .service import IndexService
+
+
+@contextmanager
+def _told():
+    """A user-facing error (no such entity, unknown method, busy) goes back to the client
+    as the tool's error with its message; the SDK would hide it as a crash."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        yield
+    except GraphragError as exc:
+        raise ToolError(str(exc)) from None
 
 
 def make_server(service: IndexService):
@@ -35,7 +49,8 @@ def make_server(service: IndexService):
         global (themes of the whole collection), local (entities and their neighbourhood),
         drift (the most relevant themes, then local follow-ups), basic (nearest
         passages) or ts (by document)."""
-        result = service.ask(question, method, level)
+        with _told():
+            result = service.ask(question, method, level)
         d = result_dict(result, "")
         return {"answer": result.answer, "method": method, "level": d["level"],
                 "sources": [c for c in d["citations"] if c["cited"]] or d["citations"]}
@@ -44,19 +59,22 @@ def make_server(service: IndexService):
     def entity(name: str) -> dict:
         """An entity by its name or one of its aliases: type, description, aliases,
         relationships, communities and the passages that mention it."""
-        return service.run(lambda s: show(s.data, "entities", name))["entity"]
+        with _told():
+            return service.run(lambda s: show(s.data, "entities", name))["entity"]
 
     @server.tool()
     def reports(level: int | None = None, id: str = "") -> dict:  # noqa: A002 - the tool's word
         """The community reports (the collection's themes) of one level, or, with `id`
         (R3, or a community id), one report in full."""
-        return service.run(lambda s: show(s.data, "reports", id, level))
+        with _told():
+            return service.run(lambda s: show(s.data, "reports", id, level))
 
     @server.tool()
     def status() -> dict:
         """What the index holds (documents, entities, communities, reports) and how it was
         built (model, method, content mode)."""
-        st = api.status(service.index_dir)
+        with _told():
+            st = api.status(service.index_dir)
         return {"tables": st["tables"], "complete": st["complete"],
                 "model": st["manifest"].get("model", {}).get("preset"),
                 "method": st["manifest"].get("method"), "content": st["manifest"].get("content"),
