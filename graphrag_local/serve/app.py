@@ -28,6 +28,7 @@ import os
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fastapi import Request  # at module level: FastAPI reads the annotations by name
@@ -38,6 +39,10 @@ from .service import Busy, IndexService, Limits
 
 log = logging.getLogger("graphrag_local.serve")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# an oversized body up to this size is read and dropped before the 413, so that a client
+# still sending it reads the answer (uvicorn closes at once otherwise, and the client gets
+# a broken pipe); a larger one gets the 413 and the connection closed
+DRAIN_BYTES = 8 * 2**20
 
 
 def model_ids(name: str) -> list[str]:
@@ -65,6 +70,15 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
 
     from ..query import result_dict
 
+    # a thread for every question admitted (waiting, or answering): asyncio's default pool
+    # has cpu+4 threads, and questions queued for one were neither counted nor refused
+    pool = ThreadPoolExecutor(settings.max_waiting + 2, thread_name_prefix="ask")
+
+    async def ask(question, method, level, history):
+        service.admit()  # 429 now when the queue is full
+        return await asyncio.get_running_loop().run_in_executor(
+            pool, lambda: service.ask(question, method, level, history, admitted=True))
+
     app = FastAPI(title="graphrag-local", docs_url=None, redoc_url=None, openapi_url=None)
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
@@ -89,6 +103,9 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                 return response
         size = request.headers.get("content-length")
         if size is not None and (not size.isdigit() or int(size) > settings.max_body_bytes):
+            if size.isdigit() and int(size) <= DRAIN_BYTES:
+                async for _ in request.stream():
+                    pass
             response = error(413, f"request body over {settings.max_body_bytes} bytes",
                              "invalid_request_error")
             _access(request, 413, started, None)
@@ -107,11 +124,15 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                  time.perf_counter() - started, extra)
 
     async def body_of(request: Request) -> dict:
-        raw = b""
+        raw, size = bytearray(), 0
         async for piece in request.stream():
-            raw += piece
-            if len(raw) > settings.max_body_bytes:
-                raise _Refused(413, f"request body over {settings.max_body_bytes} bytes")
+            size += len(piece)
+            if size <= settings.max_body_bytes:
+                raw += piece
+            elif size > DRAIN_BYTES:
+                break
+        if size > settings.max_body_bytes:
+            raise _Refused(413, f"request body over {settings.max_body_bytes} bytes")
         try:
             data = json.loads(raw or b"{}")
         except ValueError:
@@ -186,7 +207,7 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                 for x in history):
             raise _Refused(400, "`history` must be a list of [question, answer] pairs of strings")
         history = [tuple(x) for x in history]
-        result = await asyncio.to_thread(service.ask, question, method, level, history)
+        result = await ask(question, method, level, history)
         return result_dict(result, name)
 
     @app.post("/v1/chat/completions")
@@ -212,7 +233,7 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
         rid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
         model = str(data.get("model") or name)
         if not data.get("stream"):
-            result = await asyncio.to_thread(service.ask, question, method, None, history)
+            result = await ask(question, method, None, history)
             d = result_dict(result, name)
             return {"id": rid, "object": "chat.completion", "created": created, "model": model,
                     "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -222,13 +243,16 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                               "completion_tokens": d["completion_tokens"],
                               "total_tokens": d["prompt_tokens"] + d["completion_tokens"]},
                     "sources": d["citations"], "method": method}
+        service.admit()  # 429 before the stream starts; a 503 after waiting comes in it
         return StreamingResponse(_stream(question, method, history, rid, created, model),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
 
-    async def _stream(question, method, history, rid, created, model):
+    def _stream(question, method, history, rid, created, model):
         """Server-sent events: the answer's pieces as they come, then its sources. A
-        client that goes away stops the answer at its next piece."""
+        client that goes away stops the answer at its next piece. The answer starts here,
+        not when the response is first read: an admitted question always runs, and so
+        gives its place back, even when its client left before the first byte."""
         queue: asyncio.Queue = asyncio.Queue()
         loop = asyncio.get_running_loop()
         gone = threading.Event()
@@ -239,7 +263,7 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
 
         def work():
             try:
-                result = service.ask(question, method, None, history, on_text)
+                result = service.ask(question, method, None, history, on_text, admitted=True)
                 loop.call_soon_threadsafe(queue.put_nowait, ("done", result))
             except Exception as exc:  # noqa: BLE001 - reported to the client, in the stream
                 loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
@@ -250,8 +274,10 @@ def make_app(service: IndexService, settings: ServeSettings, name: str, *, token
                                                   "finish_reason": finish}], **extra}
             return f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n"
 
-        thread = threading.Thread(target=work, daemon=True)
-        thread.start()
+        threading.Thread(target=work, daemon=True).start()
+        return events(queue, gone, event, method)
+
+    async def events(queue, gone, event, method):
         try:
             yield event({"role": "assistant"})
             while True:

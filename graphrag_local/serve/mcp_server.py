@@ -31,7 +31,13 @@ def _told():
 
 
 def make_server(service: IndexService):
-    from mcp.server.mcpserver import MCPServer
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:
+        from ..errors import ConfigError
+
+        raise ConfigError("`graphrag-local mcp` needs the MCP Python SDK 2 or later "
+                          "(mcp.server.mcpserver): pip install -U 'mcp>=2'") from None
 
     from .. import api
     from ..browse import show

@@ -97,13 +97,20 @@ class IndexService:
         self._models.clear()
 
     # -- asking -------------------------------------------------------------------------------
-    def run(self, work):
-        """`work(session)` with the models to itself, in turn (see the module's docstring)."""
+    def admit(self) -> None:
+        """A place among the waiting questions, or `Busy` (full) at once. `run` takes one
+        itself unless told it was `admitted` already (the HTTP service admits a question
+        before it queues for a thread, so a full queue is refused, not left to grow)."""
         with self._count:
             if self._waiting >= self.limits.max_waiting:
                 raise Busy(f"{self._waiting} questions are waiting already; try again shortly",
                            retry_after=2, full=True)
             self._waiting += 1
+
+    def run(self, work, admitted: bool = False):
+        """`work(session)` with the models to itself, in turn (see the module's docstring)."""
+        if not admitted:
+            self.admit()
         try:
             if not self._lock.acquire(timeout=self.limits.wait_seconds):
                 raise Busy(f"waited {self.limits.wait_seconds:.0f} s for the models; try again",
@@ -121,9 +128,10 @@ class IndexService:
         finally:
             self._lock.release()
 
-    def ask(self, question: str, method: str, level=None, history=None, on_text=None):
+    def ask(self, question: str, method: str, level=None, history=None, on_text=None,
+            admitted: bool = False):
         return self.run(lambda s: s.ask(question, method=method, level=level,
-                                        history=history or [], on_text=on_text))
+                                        history=history or [], on_text=on_text), admitted)
 
     @property
     def waiting(self) -> int:
