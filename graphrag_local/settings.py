@@ -110,7 +110,7 @@ class QuerySettings:
     # extractive answers (content = "extractive"): sentences of the documents, quoted
     quote_count: int = 5  # sentences a basic or local answer quotes
     basic_top_sentences: int = 24  # basic: the nearest sentences considered
-    themes: int = 8  # global and ts: themes (communities, documents) an answer lists at most
+    themes: int = 10  # global and ts: themes (communities, documents) an answer lists at most
     theme_quotes: int = 2  # global and ts: sentences under each theme at most
     answer_words: int = 320  # global and ts: an answer's words at most, headings included
     lead: bool = False  # a lead sentence in the model's own words, marked as such

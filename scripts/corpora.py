@@ -5,7 +5,8 @@ stays where it is licensed; never copy it into the repo).
     .venv/bin/python scripts/corpora.py carol-staves OUT
 
 podcasts: the paper's *Behind the Tech* transcripts (CDLA-Permissive-2.0; the licence is
-copied beside them), one document per episode, its parts joined in part order; episodes
+copied beside them), one document per episode, its parts joined in part order (each
+part's leading file name cut, and the ~450 characters each part repeats of the one before); episodes
 sorted by their number, `--first` skipped, `--episodes` taken (0: all of them).
 carol-staves: A Christmas Carol as five documents, one per stave, without the Project
 Gutenberg header, contents and licence."""
@@ -34,6 +35,29 @@ def episode_number(name: str) -> int:
     return int(m.group(1))
 
 
+def part_text(stem: str, text: str) -> str:
+    """A part's own text: each part starts with its transcript's file name and a space,
+    then goes on mid-sentence (often mid-word) from the previous part, so parts are joined
+    as they are once the name is cut off."""
+    prefix = stem + ".txt"
+    if text.startswith(prefix):
+        text = text[len(prefix):]
+        text = text[1:] if text.startswith(" ") else text
+    return text.replace("\r\n", "\n")
+
+
+def join_parts(texts: list[str]) -> str:
+    """The transcript from its parts. The parts are a sliding window: each begins with the
+    last ~450 characters of the one before; that repeat is cut where it is found."""
+    out = texts[0] if texts else ""
+    for t in texts[1:]:
+        pos = out.rfind(t[:60], max(0, len(out) - 2000)) if len(t) >= 60 else -1
+        if pos >= 0 and t.startswith(out[pos:]):
+            t = t[len(out) - pos:]
+        out += t
+    return out.strip() + "\n"
+
+
 def podcast_episodes(zip_path: Path = PODCASTS / "transcripts.zip") -> dict[int, tuple[str, str]]:
     """Episode number -> (a file name for it, its text: the parts joined in order)."""
     parts: dict[int, list[tuple[int, str, str]]] = {}
@@ -44,12 +68,13 @@ def podcast_episodes(zip_path: Path = PODCASTS / "transcripts.zip") -> dict[int,
             if not m:
                 continue
             text = z.read(info).decode("utf-8-sig", errors="replace")
-            parts.setdefault(episode_number(name), []).append((int(m.group(2)), m.group(1), text))
+            parts.setdefault(episode_number(name), []).append((int(m.group(2)), m.group(1),
+                                                               part_text(m.group(1), text)))
     out = {}
     for number, items in parts.items():
         items.sort()
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", items[0][1].strip()).strip("_")
-        out[number] = (f"ep{number:02d}_{stem}.txt", "\n\n".join(t.strip() for _, _, t in items) + "\n")
+        out[number] = (f"ep{number:02d}_{stem}.txt", join_parts([t for _, _, t in items]))
     return out
 
 

@@ -276,3 +276,26 @@ def test_answering_resumes_after_an_interruption(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+def test_coverage_statements_are_quoted_lines_or_sentences_with_their_refs():
+    from graphrag_local.eval.coverage import statements
+
+    themed = ("**Millbrook and River Aldren** [R2]\n"
+              "- Tobias Renn designed new earth banks for the river. [S1]\n"
+              "- A line without a source here.\n")
+    assert statements(themed) == [("Tobias Renn designed new earth banks for the river.", True),
+                                  ("A line without a source here.", False)]
+    prose = "The Trust was founded in 1998 [S1]. It restored the marsh in a year."
+    assert [c for _, c in statements(prose)] == [True, False]
+
+
+def test_coverage_verbatim_share_ignores_case_spacing_and_punctuation():
+    from graphrag_local.eval.coverage import verbatim_share
+    from graphrag_local.stages.ground import normalise
+
+    corpus = normalise("Tobias Renn designed new  earth banks.\nThe vote was held in May.")
+    assert verbatim_share(["tobias renn designed new earth banks", "The vote was held in May."],
+                          corpus) == 1.0
+    assert verbatim_share(["The vote was held in June."], corpus) == 0.0
+    assert verbatim_share([], corpus) is None

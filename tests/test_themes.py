@@ -96,6 +96,18 @@ def test_a_focused_question_keeps_the_groups_near_the_best_and_their_nearest_sen
     assert s.text(sel.themes[0].rows[0]).startswith("Cy chairs the festival committee")
 
 
+def test_a_focused_question_whose_nearest_sentences_are_spread_keeps_every_group_holding_one():
+    s = index()
+    # "the river": a sentence of the trust (d1) and one of the festival (d2) are equally
+    # near it, though the festival's centroid is farther (its other sentence is not)
+    groups = [group(s, "trust", ("Ann",), 3.0), group(s, "festival", ("Cy",), 2.0),
+              group(s, "boats", ("Bo",), 2.6)]
+    scored = score_groups(groups, s, axis(1, 0, 1, 0, 0, 0.1))
+    sel = choose_themes(scored, s, max_themes=3, quotes_per_theme=1, max_words=200)
+    assert sel.focus == 1.0
+    assert {t.group.key for t in sel.themes} == {"trust", "festival"}  # not the boats
+
+
 def test_the_word_budget_shortens_themes_then_stops():
     s = index()
     groups = [group(s, k, (n,), w) for k, n, w in (("a", "Ann", 3), ("b", "Bo", 2), ("c", "Cy", 1))]

@@ -194,11 +194,16 @@ def eval_coverage(
     out.print(coverage_table(r))
 
 
+def share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
 def coverage_table(r: dict) -> Table:
     t = Table(title=f"coverage: {Path(r['questions_file']).name} on {r['index']} "
               f"({r['documents']} documents, {r['root_communities']} root communities)")
     for col in ("condition", "questions", "documents cited", "communities covered",
-                "entities named", "redundancy", "words (max)", "seconds", "LLM calls"):
+                "entities named", "redundancy", "sourced", "verbatim", "words (max)", "seconds",
+                "LLM calls"):
         t.add_column(col)
     for c in r["conditions"]:
         t.add_row(c["condition"], str(c["questions"]),
@@ -206,6 +211,7 @@ def coverage_table(r: dict) -> Table:
                   f"{c['communities_covered']} ({c['communities_share']:.0%})",
                   str(c["entities_named"]),
                   "-" if c["redundancy"] is None else f"{c['redundancy']:.2f}",
+                  share(c.get("sourced")), share(c.get("verbatim")),
                   f"{c['words']:.0f} ({c['max_words']})", f"{c['seconds']:.1f}", str(c["llm_calls"]))
     return t
 

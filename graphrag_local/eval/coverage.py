@@ -7,6 +7,10 @@ repeats itself. No model judges anything here:
   answer (comparable across methods, whether they read reports or not);
 - entities named: distinct entities of the index whose names appear in the answer;
 - redundancy: mean pairwise cosine similarity of the answer's sentences (embedder);
+- sourced: the share of the answer's statements (its quoted lines, or its sentences
+  when it quotes none) that carry a citation ref;
+- verbatim: the share of them found word for word in the documents (case, spacing and
+  punctuation aside): 1.0 for an extractive answer, low for an abstractive one;
 - words and seconds."""
 
 from __future__ import annotations
@@ -35,6 +39,32 @@ def named_entities(text: str, names: list[str]) -> set[str]:
     return {n for n in names if contains(norm, normalise(n))}
 
 
+_BULLET = re.compile(r"^\s*(?:[-*]|\d+\.)\s+(.*)$")
+
+
+def statements(answer: str) -> list[tuple[str, bool]]:
+    """The answer's statements, each with whether it carries a citation ref: its bullet
+    lines when it has any (headings are not statements), else its sentences."""
+    bullets = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
+    if bullets:
+        units = bullets
+    else:
+        units = [answer[a:b] for a, b in split_sentences(answer)]
+    out = []
+    for u in units:
+        words = plain(u).strip()
+        if len(words.split()) >= 3:
+            out.append((words, bool(_REFS.search(u))))
+    return out
+
+
+def verbatim_share(found: list[str], corpus: str) -> float | None:
+    """The share of `found` statements that occur in `corpus` (both normalised)."""
+    if not found:
+        return None
+    return sum(normalise(s) in corpus for s in found) / len(found)
+
+
 def redundancy(sentences: list[str], embed: Callable[[list[str]], list]) -> float | None:
     """Mean pairwise cosine similarity of the sentences (None for fewer than two)."""
     if len(sentences) < 2:
@@ -45,7 +75,13 @@ def redundancy(sentences: list[str], embed: Callable[[list[str]], list]) -> floa
     return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
 
 
-def answer_coverage(session: Session, result) -> dict:
+def corpus_text(session: Session) -> str:
+    """The documents' text (their chunks), normalised, for the verbatim test."""
+    chunks = sorted(session.data.chunks.values(), key=lambda c: (c.document_id, c.index))
+    return "\n".join(normalise(c.text) for c in chunks)
+
+
+def answer_coverage(session: Session, result, corpus: str) -> dict:
     data = session.data
     text = plain(result.answer) if not result.no_answer else ""
     docs = {data.chunks[c.id].document_id for c in result.citations
@@ -55,6 +91,7 @@ def answer_coverage(session: Session, result) -> dict:
     covered = [c.id for c in roots if names & set(c.entities)]
     lines = [text[a:b] for a, b in split_sentences(text)]
     lines = [s for s in lines if len(s.split()) >= 3]
+    said = statements(result.answer) if not result.no_answer else []
     return {
         "documents_cited": len(docs),
         "documents_share": round(len(docs) / max(1, len(data.documents)), 3),
@@ -63,6 +100,9 @@ def answer_coverage(session: Session, result) -> dict:
         "entities_named": len(names),
         "redundancy": (round(r, 3) if (r := redundancy(lines, session.embedder.embed)) is not None
                        else None),
+        "sourced": round(sum(c for _, c in said) / len(said), 3) if said else None,
+        "verbatim": (round(v, 3) if (v := verbatim_share([s for s, _ in said], corpus))
+                     is not None else None),
         "words": len(text.split()),
         "sentences": len(lines),
         "seconds": result.timings.get("total_seconds", 0.0),
@@ -73,6 +113,7 @@ def score_coverage(session: Session, questions: list[dict],
                    conditions: list[tuple[str, str, str | None]],
                    progress=lambda done, total: None) -> dict:
     rows = []
+    corpus = corpus_text(session)
     total = len(questions) * len(conditions)
     for name, method, level in conditions:
         for q in questions:
@@ -81,7 +122,7 @@ def score_coverage(session: Session, questions: list[dict],
             rows.append({"condition": name, "method": method, "level": result.level,
                          "question_id": q["id"], "question": q["question"],
                          "answer": result.answer, "llm_calls": d["llm_calls"],
-                         **answer_coverage(session, result)})
+                         **answer_coverage(session, result, corpus)})
             progress(len(rows), total)
     summary = []
     for name, _method, _level in conditions:
@@ -95,7 +136,7 @@ def score_coverage(session: Session, questions: list[dict],
             "condition": name, "questions": len(mine),
             **{k: mean(k) for k in ("documents_cited", "documents_share", "communities_covered",
                                     "communities_share", "entities_named", "redundancy",
-                                    "words", "seconds", "llm_calls")},
+                                    "sourced", "verbatim", "words", "seconds", "llm_calls")},
             "max_words": max((r["words"] for r in mine), default=0),
         })
     return {"documents": len(session.data.documents),

@@ -178,18 +178,22 @@ def _coverage_section(r: dict, run: Path, base: Path) -> list[str]:
              f"({r['content']} answers; {r['documents']} documents, {r['root_communities']} "
              "root communities)", "",
              "| condition | questions | documents cited | communities covered | entities named "
-             "| redundancy | words (max) | seconds | LLM calls |", "|---|---|---|---|---|---|---|---|---|"]
+             "| redundancy | sourced | verbatim | words (max) | seconds | LLM calls |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in r["conditions"]:
         red = "–" if c["redundancy"] is None else f"{c['redundancy']:.2f}"
+        src, verb = (("–" if c.get(k) is None else f"{c[k]:.0%}") for k in ("sourced", "verbatim"))
         parts.append(
             f"| {c['condition']} | {c['questions']} | {c['documents_cited']:.1f} "
             f"({c['documents_share']:.0%}) | {c['communities_covered']:.1f} "
-            f"({c['communities_share']:.0%}) | {c['entities_named']:.1f} | {red} "
+            f"({c['communities_share']:.0%}) | {c['entities_named']:.1f} | {red} | {src} | {verb} "
             f"| {c['words']:.0f} ({c['max_words']}) | {c['seconds']:.1f} | {c['llm_calls']} |")
     return parts + ["", "Documents cited: documents whose chunks the answer cites. Communities "
                     "covered: root communities with a member named in the answer. Redundancy: "
                     "mean pairwise cosine similarity of the answer's sentences (lower is more "
-                    "diverse).", ""]
+                    "diverse). Sourced: the share of the answer's statements (quoted lines, or "
+                    "sentences) that carry a citation; verbatim: the share found word for word "
+                    "in the documents.", ""]
 
 
 def _relevance_section(r: dict, run: Path, base: Path) -> list[str]:

@@ -7,8 +7,6 @@ abstractive presets (3B-8B models) use the model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ..models import ChatModel
@@ -16,7 +14,7 @@ from ..prompts import Prompts
 from .common import IndexData
 from .evidence import SentenceIndex
 from .extractive import community_groups
-from .themes import Group, Scored, embedding_test, score_groups, select_dynamic
+from .themes import Bar, Group, RelevanceTest, Scored, embedding_test, score_groups, select_dynamic
 
 YES_NO = (" YES", " NO")
 
@@ -27,10 +25,10 @@ def report_text(data: IndexData, community_id: str, max_chars: int = 1200) -> st
 
 
 def model_test(model: ChatModel, prompts: Prompts, question: str, data: IndexData,
-               bias: float = 0.0) -> Callable[[list[Scored], float, float], list[bool]]:
+               bias: float = 0.0) -> RelevanceTest:
     """The model decides: YES or NO per community report (`bias` favours YES)."""
 
-    def test(groups: list[Scored], best: float, focus: float) -> list[bool]:
+    def test(groups: list[Scored], bar: Bar, focus: float) -> list[bool]:
         asks = [prompts.render("community_relevance", question=question,
                                report=report_text(data, g.group.key)).rstrip() for g in groups]
         picks = model.choose(asks, YES_NO, bias=(bias, 0.0), purpose="relevance") if asks else []
@@ -46,7 +44,7 @@ def level_groups(data: IndexData, sentences: SentenceIndex, level: int) -> list[
 
 def select_communities(
     data: IndexData, sentences: SentenceIndex, q: np.ndarray, level: int | None, *,
-    test: Callable[[list[Scored], float, float], list[bool]] | None, budget: int,
+    test: RelevanceTest | None, budget: int,
 ) -> tuple[list[Scored], int, list[str], float | None]:
     """The communities to answer from, scored: a level's (`level` given) or those dynamic
     selection reaches (`level` None). Returns (scored, tests spent, trace, focus or None)."""

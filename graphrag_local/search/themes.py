@@ -13,12 +13,18 @@ How it decides, in order:
    with all-MiniLM-L6-v2 on the sample corpus: the best sentence of a factual question
    is 0.64-0.85 near it, of a collection-wide one 0.22-0.33 (`FOCUS_LOW`/`FOCUS_HIGH`).
 3. **Selection** by maximal marginal relevance: each next group scores its relevance
-   (or weight, by focus), plus a bonus when it brings a document the answer does not
-   cite yet, minus its likeness to the groups already chosen; a focused question keeps
-   only groups in the top part of its relevance range.
+   (or weight, by focus), plus a bonus when the sentence it would quote comes from a
+   document the answer does not cite yet, minus its likeness to the groups already
+   chosen. A focused question keeps only groups near the best one: by relevance, or by
+   holding a sentence nearly as near the question as the best sentence of all (so a
+   question whose closest matches are spread over the corpus is answered from all of it).
 4. **Sentences**: under each group, the one or two sentences that are nearest the
-   question (focused) or most central to the group (collection-wide; then a document
-   not cited yet first), no two alike, within the answer's word budget.
+   question (focused) or most central to the group (collection-wide), a sentence of a
+   document not cited yet first, no two alike, within the answer's word budget.
+
+Measured on ten of the paper's podcast questions (`eval coverage`, ten episodes): the
+sentence-level coverage bonus and the peak rule took global answers from 7.0 to 8.5
+episodes cited on average, at the same length.
 
 Dynamic community selection (`select_dynamic`) starts at the root level and descends
 into the relevant communities, within a budget of relevance tests; the test itself is
@@ -41,6 +47,8 @@ FOCUS_HIGH = 0.60
 COVERAGE_BONUS = 0.35  # a group that brings an uncited document
 REDUNDANCY_PENALTY = 0.3  # times a chosen group's likeness above 0.5
 RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best one
+UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
+PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,29 @@ class Selection:
     considered: int  # groups scored
     tests: int = 0  # relevance tests spent (dynamic selection)
     trace: list[str] = field(default_factory=list)  # how dynamic selection went
+
+
+@dataclass(frozen=True)
+class Bar:
+    """The best relevance and the best single sentence's nearness seen so far."""
+
+    relevance: float
+    peak: float
+
+    @staticmethod
+    def of(scored: list[Scored], before: Bar | None = None) -> Bar:
+        rel = max([s.relevance for s in scored] + ([before.relevance] if before else []))
+        peak = max([s.peak for s in scored] + ([before.peak] if before else []))
+        return Bar(rel, peak)
+
+
+def near_best(s: Scored, bar: Bar, focus: float) -> bool:
+    """Whether a focused question keeps group `s`: its relevance is near the best one's,
+    or it holds a sentence nearly as near the question as the best sentence of all (a
+    question whose closest matches are spread over many groups, "how often is AI
+    discussed?", is answered from all of them, not from the one whose centroid wins)."""
+    return (focus * (bar.relevance - s.relevance) <= RELEVANCE_MARGIN
+            or s.peak >= bar.peak - PEAK_MARGIN)
 
 
 def focus_of(peak: float) -> float:
@@ -125,110 +156,126 @@ def choose_themes(
     rel = _norm([s.relevance for s in scored])
     top_weight = max(s.group.weight for s in scored) or 1.0
     base = [focus * r + (1 - focus) * s.group.weight / top_weight for r, s in zip(rel, scored)]
-    best_relevance = max(s.relevance for s in scored)
-    pool = [i for i, s in enumerate(scored)
-            if focus * (best_relevance - s.relevance) <= RELEVANCE_MARGIN]
+    bar = Bar.of(scored)
+    pool = [i for i, s in enumerate(scored) if near_best(s, bar, focus)]
     chosen: list[int] = []
     themes: list[Theme] = []
     covered: set[str] = set()
     used_rows: set[int] = set()
     texts: list[str] = []
     words = 0
+    ranked: dict[int, list[tuple[float, int]]] = {}
 
-    def take(theme: Theme, rows: list[int]) -> None:
-        theme.rows += rows
-        for r in rows:
-            used_rows.add(r)
-            covered.add(sentences.document[r])
-            texts.append(sentences.text(r))
+    def ranking(i: int) -> list[tuple[float, int]]:
+        if i not in ranked:
+            ranked[i] = _rank_sentences(scored[i], sentences, focus)
+        return ranked[i]
+
+    def pick(i: int, after: int | None = None) -> int | None:
+        return _pick_sentence(ranking(i), sentences, focus, covered, used_rows, texts, after)
+
+    def take(theme: Theme, row: int) -> None:
+        theme.rows.append(row)
+        used_rows.add(row)
+        covered.add(sentences.document[row])
+        texts.append(sentences.text(row))
 
     # first one sentence per theme, as many themes as fit (breadth: the corpus's themes)
     while pool and len(themes) < max_themes:
-        def gain(i: int) -> float:
-            s = scored[i]
-            docs = {sentences.document[r] for r in s.group.rows.tolist()}
-            bonus = COVERAGE_BONUS if docs - covered else 0.0
+        firsts = {i: pick(i) for i in pool}
+
+        def gain(i: int, firsts: dict[int, int | None] = firsts) -> float:
+            s, row = scored[i], firsts[i]
+            bonus = COVERAGE_BONUS if sentences.document[row] not in covered else 0.0
             like = max((float(s.centroid @ scored[j].centroid) for j in chosen), default=0.0)
             return base[i] + bonus - REDUNDANCY_PENALTY * max(0.0, like - 0.5)
 
+        pool = [i for i in pool if firsts[i] is not None]
+        if not pool:
+            break
         best = max(pool, key=lambda i: (gain(i), -i))
         pool.remove(best)
-        s = scored[best]
-        rows = _pick_sentences(s, sentences, focus, 1, covered, used_rows, texts)
-        if not rows:
-            continue
-        cost = heading_words(s.group) + len(sentences.text(rows[0]).split())
+        s, row = scored[best], firsts[best]
+        cost = heading_words(s.group) + len(sentences.text(row).split())
         if words + cost > max_words and themes:
             break
         words += cost
         chosen.append(best)
         themes.append(Theme(s.group, [], s.relevance))
-        take(themes[-1], rows)
+        take(themes[-1], row)
     # then more sentences under each, in order, while the budget lasts (depth)
     for _ in range(quotes_per_theme - 1):
         for i, theme in zip(chosen, themes):
-            more = _pick_sentences(scored[i], sentences, focus, 1, covered, used_rows, texts,
-                                   after=theme.rows[0])
-            cost = sum(len(sentences.text(r).split()) for r in more)
-            if more and words + cost <= max_words:
+            more = pick(i, after=theme.rows[0])
+            if more is None:
+                continue
+            cost = len(sentences.text(more).split())
+            if words + cost <= max_words:
                 words += cost
                 take(theme, more)
     return Selection(themes, focus, len(scored))
 
 
-def _pick_sentences(s: Scored, sentences: SentenceIndex, focus: float, count: int,
-                    covered: set[str], used: set[int], taken: list[str],
-                    after: int | None = None) -> list[int]:
-    """The group's best sentences: near the question (focused) or about the group
-    (collection-wide: central to it, naming its key members, standing alone as a
-    statement), a sentence of an uncited document first, none said already. `after`: the
-    theme's first sentence; a further one must score within 0.5 of it."""
+def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[tuple[float, int]]:
+    """The group's sentences of four words or more, best first, with their scores: near the
+    question (focused) or about the group (collection-wide: central to it, naming its key
+    members, standing alone as a statement)."""
     rows = s.group.rows
     central = sentences.matrix[rows] @ s.centroid if len(rows) else np.zeros(0)
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
-    score_of: dict[int, float] = {}
+    out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
+        if len(text.split()) < 4:
+            continue
         quality = standalone(text, long=30)  # a theme line should be short
-        score_of[r] = focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality
-    ranked = sorted((r for r in score_of if r not in used and len(sentences.text(r).split()) >= 4),
-                    key=lambda r: (-score_of[r], r))
+        out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
+    return sorted(out, key=lambda x: (-x[0], x[1]))
+
+
+def _pick_sentence(ranked: list[tuple[float, int]], sentences: SentenceIndex, focus: float,
+                   covered: set[str], used: set[int], taken: list[str],
+                   after: int | None = None) -> int | None:
+    """The group's best sentence not said already: of its 40 best unused ones, the top
+    score with a bonus for a document the answer does not cite yet (larger for a
+    collection-wide question). `after`: the theme's first sentence; a further one must
+    score within 0.5 of it."""
+    score_of = dict((r, sc) for sc, r in ranked) if after is not None else {}
     floor = score_of[after] - 0.5 if after in score_of else None
-    picked: list[int] = []
-    seen_docs = set(covered)
-    for _ in range(count):
-        best = None
-        for r in ranked[:40]:
-            text = sentences.text(r)
-            if r in picked or any(near_duplicate(text, t) for t in taken):
-                continue
-            if any(near_duplicate(text, sentences.text(p)) for p in picked):
-                continue
-            bonus = 0.15 * (1 - focus) if sentences.document[r] not in seen_docs else 0.0
-            if best is None or score_of[r] + bonus > best[0]:
-                best = (score_of[r] + bonus, r)
-        if best is None or (floor is not None and score_of[best[1]] < floor):
+    best = None
+    seen = 0
+    for sc, r in ranked:
+        if r in used:
+            continue
+        seen += 1
+        if seen > 40:
             break
-        picked.append(best[1])
-        seen_docs.add(sentences.document[best[1]])
-    return picked
+        text = sentences.text(r)
+        if any(near_duplicate(text, t) for t in taken):
+            continue
+        bonus = (UNCITED_SENTENCE_BONUS + 0.1 * (1 - focus)) if sentences.document[r] not in covered else 0.0
+        if best is None or sc + bonus > best[0]:
+            best = (sc + bonus, r, sc)
+    if best is None or (floor is not None and best[2] < floor):
+        return None
+    return best[1]
 
 
 # --- dynamic community selection --------------------------------------------------------
 
-RelevanceTest = Callable[[list[Scored]], list[bool]]
+RelevanceTest = Callable[[list[Scored], Bar, float], list[bool]]
 
 
-def embedding_test(margin: float = RELEVANCE_MARGIN) -> Callable[[list[Scored], float, float], list[bool]]:
-    """Relevant when relevance is within `margin` of the best seen so far, or always when
-    the question is about the whole collection (focus below one half)."""
+def embedding_test() -> RelevanceTest:
+    """Relevant when near the best seen so far (`near_best`, as if fully focused), or
+    always when the question is about the whole collection (focus below one half)."""
 
-    def test(groups: list[Scored], best: float, focus: float) -> list[bool]:
+    def test(groups: list[Scored], bar: Bar, focus: float) -> list[bool]:
         if focus < 0.5:
             return [True] * len(groups)
-        return [g.relevance >= best - margin for g in groups]
+        return [near_best(g, bar, 1.0) for g in groups]
 
     return test
 
@@ -238,7 +285,7 @@ def select_dynamic(
     children: Callable[[Group], list[Group]],
     sentences: SentenceIndex,
     q: np.ndarray,
-    test: Callable[[list[Scored], float, float], list[bool]],
+    test: RelevanceTest,
     *,
     budget: int,
 ) -> tuple[list[Scored], int, list[str], float]:
@@ -252,8 +299,8 @@ def select_dynamic(
     if not frontier:
         return [], 0, [], 0.0
     focus = focus_of(max(s.peak for s in frontier))
-    best = max(s.relevance for s in frontier)
-    keep = test(frontier, best, focus)
+    bar = Bar.of(frontier)
+    keep = test(frontier, bar, focus)
     trace = [f"root: {sum(keep)} of {len(frontier)} relevant (focus {focus:.2f})"]
     frontier = [s for s, k in zip(frontier, keep) if k] or frontier
     done: set[str] = set()
@@ -268,8 +315,8 @@ def select_dynamic(
         if tests + len(subs) > budget:
             break
         tests += len(subs)
-        best = max([best] + [s.relevance for s in subs])
-        relevant = [s for s, k in zip(subs, test(subs, best, focus)) if k]
+        bar = Bar.of(subs, bar)
+        relevant = [s for s, k in zip(subs, test(subs, bar, focus)) if k]
         if len(relevant) > 1 or (relevant and relevant[0].group.key != parent.group.key):
             frontier = [s for s in frontier if s is not parent] + relevant
             trace.append(f"{parent.group.title}: {len(relevant)} of {len(subs)} sub-communities relevant")
