@@ -175,6 +175,7 @@ def eval_coverage(
     conditions: str = typer.Option("global,drift,ts,basic,local", "--conditions",
                                    help="Comma list: C0, C1, ..., global, drift, ts, basic, local."),
     limit: int = typer.Option(0, "--limit", help="Only the first N questions."),
+    offset: int = typer.Option(0, "--offset", help="Skip the first N questions."),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write coverage.json here."),
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
@@ -185,7 +186,7 @@ def eval_coverage(
     from . import commands
 
     with ProgressBars(quiet=as_json) as bar:
-        r = commands.coverage(questions_file, index, conditions=conditions, limit=limit,
+        r = commands.coverage(questions_file, index, conditions=conditions, limit=limit, offset=offset,
                               out=out_dir, model=model, config=config, command=command_line(),
                               progress=lambda d, t: bar("answers", d, t))
     if as_json:

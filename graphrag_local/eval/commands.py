@@ -313,13 +313,13 @@ def reference(
 @writes_private
 def coverage(
     questions_file: Path, index: Path, *, conditions: str = "global,drift,ts,basic,local",
-    limit: int = 0, out: Path | None = None, model: str | None = None,
+    limit: int = 0, offset: int = 0, out: Path | None = None, model: str | None = None,
     config: Path | None = None, command: str = "", progress=lambda done, total: None,
 ) -> dict:
     """Judge-free comprehensiveness and diversity per condition (see `coverage.py`)."""
     from .coverage import score_coverage
 
-    questions = load_questions(questions_file)[: limit or None]
+    questions = load_questions(questions_file)[offset:][: limit or None]
     session = api.open_session(index, config=config, model=model)
     try:
         parsed = parse_conditions(conditions, session.data.levels)
