@@ -1,9 +1,8 @@
 """The numpy question embedder against sentence-transformers on the same weights: the
 same vectors (cosine >= 0.9999) for real sentences in several scripts, alone and in a
 batch of mixed lengths, truncated where sentence-transformers truncates; and a question
-asked from the command line imports neither torch nor sentence_transformers. All but the
-last test are the fast tier (conftest marks what is not e2e): they load the embedder
-but no index and no chat model."""
+asked from the command line imports neither torch nor sentence_transformers. The
+end-to-end tier: they load the real embedder both ways (torch alone takes seconds)."""
 
 import os
 import subprocess
@@ -16,6 +15,8 @@ import pytest
 from graphrag_local import api
 from graphrag_local.models import embed_np
 from graphrag_local.models.embed import EMBEDDER_NAME
+
+pytestmark = pytest.mark.e2e
 
 EXE = Path(sys.executable).parent / "graphrag-local"
 
@@ -94,7 +95,6 @@ def test_the_torch_embedder_when_the_weights_are_missing(monkeypatch):
     assert isinstance(api.question_embedder(8), Stand)
 
 
-@pytest.mark.e2e
 def test_a_one_shot_query_imports_no_torch(e2e):
     """The installed executable answers a basic question on the sample index with no
     torch, sentence_transformers or transformers imported (Python's own import log)."""
