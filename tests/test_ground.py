@@ -97,3 +97,16 @@ def test_headings_and_contents_lines_are_not_mined_for_names_and_titles_stay_wit
     assert {"Mrs Cratchit", "Bob Cratchit", "Elena Voss", "Mr Renn"} <= set(names)
     assert [text[a:b].strip()[:8] for a, b in heading_lines(text)] == [
         "THE ADVE", "CONTENTS", "I.  A Sc", "Marley's"]
+
+
+def test_a_name_glued_across_a_sentence_end_is_no_entity():
+    from graphrag_local.schema import Sentence
+    from graphrag_local.sentences import split_sentences
+    from graphrag_local.stages.mentions import entity_records
+
+    text = ("The fiddler struck up 'Sir Roger de Coverley.' Then old Fezziwig stood out to dance "
+            "with Mrs. Fezziwig.")
+    sentences = [Sentence(str(i), "c1", a, b, text[a:b]) for i, (a, b) in enumerate(split_sentences(text))]
+    entities, _ = entity_records([("Roger de Coverley Then", "PERSON"), ("Fezziwig", "PERSON")],
+                                 sentences, "c1")
+    assert [e.name for e in entities] == ["Fezziwig"] and entities[0].spans

@@ -68,7 +68,9 @@ def entity_records(
     typed: list[tuple[str, str]], sentences: list[Sentence], chunk_id: str
 ) -> tuple[list[EntityRecord], list[RelationshipRecord]]:
     """Entities (name, type) of a chunk with the sentences that name them, and the
-    relationships their sentences imply."""
+    relationships their sentences imply. A name no sentence of the chunk holds (a span
+    glued across a sentence end: "Sir Roger de Coverley.' Then") is not an entity: it
+    would have no description and no source."""
     names = [n for n, _ in typed]
     named = sentence_names(sentences, names)
     entities = []
@@ -76,7 +78,8 @@ def entity_records(
         spans = mention_spans(sentences, named, name)
         if not spans:  # named only in a fragment (a piece of a long sentence, a heading)
             spans = tuple((s.start, s.end) for s in sentences if name in names_in(s.text, [name]))[:3]
-        entities.append(EntityRecord(name, type_, "", chunk_id, spans))
+        if spans:
+            entities.append(EntityRecord(name, type_, "", chunk_id, spans))
     return entities, cooccurrence(sentences, named, chunk_id)
 
 
