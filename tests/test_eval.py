@@ -299,3 +299,16 @@ def test_coverage_verbatim_share_ignores_case_spacing_and_punctuation():
                           corpus) == 1.0
     assert verbatim_share(["The vote was held in June."], corpus) == 0.0
     assert verbatim_share([], corpus) is None
+
+
+def test_mention_clustering_scores_merges_and_lists_the_wrong_ones():
+    gold = GoldDoc(0, "t", "text", (frozenset({"ann lee", "ann"}), frozenset({"bob lee"}),
+                                     frozenset({"cy"})), ("PER", "PER", "PER"))
+    s = Score()
+    # one right merge (ann lee + ann), one wrong (bob lee joined to them), cy alone
+    s.add(gold, [], clusters=[{"Ann Lee", "Ann", "Bob Lee"}, {"Cy"}])
+    assert s.merged_pairs == 3 and s.merged_right == 1
+    assert sorted(map(sorted, s.wrong_merges)) == [["ann", "bob lee"], ["ann lee", "bob lee"]]
+    p, r, _ = s.bcubed
+    assert p == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1) / 4) and r == 1.0
+    assert sorted(map(sorted, s.row()["wrong_merges"])) == [["ann", "bob lee"], ["ann lee", "bob lee"]]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..schema import Chunk, EntityRecord, RelationshipRecord
@@ -154,6 +154,7 @@ class Score:
     cluster_recall: float = 0.0
     merged_pairs: int = 0  # pairs of gold-matched names we put in one entity
     merged_right: int = 0  # of those, pairs the gold puts in one entity too
+    wrong_merges: list[tuple[str, str]] = field(default_factory=list)  # the others, to read
     llm_calls: int = 0
     seconds: float = 0.0
 
@@ -187,6 +188,7 @@ class Score:
             pairs = [(a, b) for a in g for b in g if a < b]
             self.merged_pairs += len(pairs)
             self.merged_right += sum(entity_of[a] == entity_of[b] for a, b in pairs)
+            self.wrong_merges += [(a, b) for a, b in pairs if entity_of[a] != entity_of[b]]
 
     @property
     def bcubed(self) -> tuple[float, float, float]:
@@ -287,6 +289,7 @@ class Score:
             "merged_pairs": self.merged_pairs,
             "merge_precision": (round(self.merged_right / self.merged_pairs, 4)
                                 if self.merged_pairs else None),
+            "wrong_merges": [list(p) for p in self.wrong_merges],
             "rel_predicted": self.rel_predicted,
             "rel_gold": self.rel_gold,
             "failures": self.failures,
