@@ -106,7 +106,8 @@ class Extractive(ContentMode):
                 budget=s.selection_tests)
         selection = themes.choose_themes(
             scored, sentences, max_themes=s.themes, quotes_per_theme=s.theme_quotes,
-            max_words=s.answer_words, focus=focus)
+            max_words=s.answer_words, focus=focus,
+            margin=themes.peak_margin(sentences, q))
         result = ex.themed(method, a, sentences, selection, level=lv)
         result.timings["relevance_tests"] = tests
         result.context = trace + result.context

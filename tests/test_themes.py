@@ -10,10 +10,13 @@ from graphrag_local.search.evidence import SentenceIndex
 from graphrag_local.search.themes import (
     FOCUS_HIGH,
     FOCUS_LOW,
+    PEAK_MARGIN,
+    SPREAD_MARGIN,
     Group,
     choose_themes,
     embedding_test,
     focus_of,
+    peak_margin,
     score_groups,
     select_dynamic,
 )
@@ -106,6 +109,51 @@ def test_a_focused_question_whose_nearest_sentences_are_spread_keeps_every_group
     sel = choose_themes(scored, s, max_themes=3, quotes_per_theme=1, max_words=200)
     assert sel.focus == 1.0
     assert {t.group.key for t in sel.themes} == {"trust", "festival"}  # not the boats
+
+
+def spread_index(near: list[float]) -> SentenceIndex:
+    """One sentence per document d0, d1, ...; sentence i is `near[i]` from the question
+    (axis 0), and the rest of it lies on its own axis (no two documents alike)."""
+    n = len(near)
+    chunks: dict[str, Chunk] = {}
+    rows = []
+    matrix = np.zeros((n, 1 + n), dtype=np.float32)
+    for i, x in enumerate(near):
+        text = f"Person{i} talks about the topic of episode number {i}."
+        chunks[f"k{i}"] = Chunk(f"k{i}", f"d{i}", f"d{i}.txt", 0, 0, 10, 10, text)
+        rows.append({"chunk_id": f"k{i}", "start": 0, "end": len(text), "entities": [f"P{i}"]})
+        matrix[i, 0], matrix[i, 1 + i] = x, np.sqrt(1 - x * x)
+    entities = {f"P{i}": Entity(f"P{i}", f"P{i}", "PERSON", "", (), degree=1) for i in range(n)}
+    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks, reports=[],
+                     communities=[])
+    return SentenceIndex(rows, matrix, data)
+
+
+def question(n: int) -> np.ndarray:
+    q = np.zeros(1 + n, dtype=np.float32)
+    q[0] = 1.0
+    return q
+
+
+def test_a_question_every_document_matches_about_equally_is_spread_and_widens_the_margin():
+    # seven episodes each with a sentence near the question ("how often is AI discussed?")
+    near = [0.68, 0.62, 0.55, 0.55, 0.54, 0.54, 0.30]
+    spread = spread_index(near)
+    assert peak_margin(spread, question(7)) == SPREAD_MARGIN
+    # one episode holds the answer ("which firm is Reid Hoffman a partner of?")
+    focused = spread_index([0.68, 0.40, 0.36, 0.34, 0.33, 0.30, 0.30])
+    assert peak_margin(focused, question(7)) == PEAK_MARGIN
+    # three documents: a median says nothing
+    assert peak_margin(spread_index([0.68, 0.66, 0.65]), question(3)) == PEAK_MARGIN
+    # the wider margin keeps every group holding a sentence within it of the best one
+    groups = [Group(f"g{i}", f"g{i}", None, np.asarray([i]), 1.0, members=frozenset([f"P{i}"]))
+              for i in range(7)]
+    scored = score_groups(groups, spread, question(7))
+    kept = {m: {t.group.key for t in choose_themes(
+        scored, spread, max_themes=7, quotes_per_theme=1, max_words=500, margin=m).themes}
+        for m in (PEAK_MARGIN, SPREAD_MARGIN)}
+    assert kept[PEAK_MARGIN] == {"g0", "g1"}
+    assert kept[SPREAD_MARGIN] == {"g0", "g1", "g2", "g3", "g4", "g5"}
 
 
 def test_the_word_budget_shortens_themes_then_stops():
