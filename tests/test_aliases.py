@@ -50,6 +50,8 @@ def test_cleaning_drops_sentence_initial_words_repeats_pronouns_and_common_words
     assert clean_name("Port Aldren", WordStats()) == "Port Aldren"
     assert clean_name("Mrs Cratchit", stats) == "Mrs Cratchit"
     assert clean_name("Ebenezer Scrooge", stats) == "Ebenezer Scrooge"  # not a common word
+    assert clean_name("O Jacob Marley", stats) == "Jacob Marley"  # a vocative "O"
+    assert clean_name("O God", stats) == "God"
 
 
 def test_one_person_one_node_with_aliases_and_their_mentions():

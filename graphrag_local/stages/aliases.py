@@ -7,7 +7,8 @@ how often capitalised other than at a sentence start):
 - a word repeated ("Scrooge Scrooge") is one word;
 - a first word never capitalised inside a sentence anywhere in the corpus, and written in
   lower case somewhere, is dropped from a longer name ("Perhaps Scrooge" -> "Scrooge";
-  "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit");
+  "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit"); so is the vocative
+  "O" ("O Jacob Marley" -> "Jacob Marley", "O God" -> "God");
 - a one-word name written in lower case at least as often as capitalised inside a
   sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I";
 - Chinese: a word that follows a demonstrative or classifier in a quarter of its
@@ -63,6 +64,7 @@ CONNECTORS = frozenset("of the and for de del da van von der du la le & y".split
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…]['\"’”»)\]]*\s*$|^\s*$|[\n]\s*[\n]")
 PRONOUNS = frozenset({"i"})
+VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
 
 
 @dataclass
@@ -114,6 +116,9 @@ def clean_name(name: str, stats: WordStats) -> str | None:
     """The name as it should stand, or None when it is no name at all (see above)."""
     words = [w for i, w in enumerate(name.split()) if i == 0 or w != name.split()[i - 1]]
     while len(words) > 1:
+        if words[0] in VOCATIVES:
+            words = words[1:]
+            continue
         first = _key(words[0])
         rest = normalise(" ".join(words[1:]))
         if first in HONORIFICS:
