@@ -25,17 +25,21 @@ near-tie. `complete_many` otherwise gives the replies of `complete` one by one.
 Network (`transport.py`): requests go only to the configured URLs, with no proxy from the
 environment and no redirect; an API key is read from the environment for each request
 and never stored. Every URL is checked before any work (it answers, it is an
-OpenAI-compatible server, it serves the model); a server that stops answering mid-build
-ends the build with a resume hint. Request bodies and the reading of answers are
-`bodies.py`'s pure functions.
+OpenAI-compatible server, it serves the model). Each request, token counts included, goes
+to the server with the fewest requests in flight per slot (`transport.Servers`); at most
+`parallel` are in flight from `complete_many` and `choose`. A server that stops answering
+mid-build (refused, reset, timed out, HTTP 5xx) is left out for `cooldown` seconds with
+one logged warning, and its requests go to the others; only when every server is down
+does the build end, with a resume hint. A streamed reply that breaks after its first
+text has been passed on is not moved (the text cannot be taken back): it fails. Request
+bodies and the reading of answers are `bodies.py`'s pure functions.
 
-What it does not do: start, stop or choose servers; spread work by load (requests go
-round-robin over the URLs); retry a request more than once."""
+What it does not do: start or stop servers, or add one while it runs; retry a request
+on one server more than once; keep a build waiting for a server to come back."""
 
 from __future__ import annotations
 
 import http.client
-import itertools
 import json
 import time
 from collections.abc import Callable
@@ -57,7 +61,7 @@ from .protocol import (
     choice_hash,
     prompt_hash,
 )
-from .transport import RESUME_HINT, Transport, base_url, error_detail
+from .transport import COOLDOWN, RESUME_HINT, ServerDown, Servers, Transport, base_url, error_detail
 
 APIS = ("llama.cpp", "vllm", "openai")
 BYTES_PER_TOKEN = 3  # token estimate where the server has no tokenizer
@@ -82,9 +86,11 @@ class RemoteChatModel:
         timeout: float = 120,
         name: str = "",
         sampling: Sampling | None = None,
+        cooldown: float = COOLDOWN,
     ) -> None:
         """`n_ctx` is used where the server does not say its context size (llama-server
-        and vLLM do); `parallel` 0 takes llama-server's slot count (else 4)."""
+        and vLLM do); `parallel` 0 takes llama-server's slot count (else 4); `cooldown`
+        is how long a server that stopped answering is left out (with several URLs)."""
         if api not in APIS:
             raise ModelError(f"model server api {api!r} is not one of {', '.join(APIS)}")
         self.urls = [base_url(u) for u in ([urls] if isinstance(urls, str) else urls)]
@@ -95,7 +101,6 @@ class RemoteChatModel:
         self.sampling = sampling or Sampling()
         self.calls: list[CallRecord] = []
         self._http = Transport(api, api_key_env, self.timeout)
-        self._turn = itertools.count()
         self._counts: dict[str, int] = {}
         self._prompts: dict[str, int] = {}
         self._option_ids: dict[str, list[int]] = {}
@@ -118,6 +123,7 @@ class RemoteChatModel:
                 "the model preset to the context the server was started with (e.g. "
                 "--n_ctx of llama_cpp.server)")
         self.parallel = parallel if parallel > 0 else sum(f[3] for f in found) or 4
+        self._servers = Servers(self.urls, [f[3] for f in found], cooldown)
 
     # -- identity -----------------------------------------------------------------------
     def model_key(self) -> str:
@@ -165,19 +171,22 @@ class RemoteChatModel:
     def _tokenize(self, text: str) -> list[int] | None:
         """The token ids of `text` (no BOS, special-token text not parsed where the
         server lets us say so), or None where the server has no tokenizer."""
-        url = self._pick()
+        if self.flavour == "openai":
+            return None
+        return self._servers.send(lambda url: self._tokenize_at(url, text))
+
+    def _tokenize_at(self, url: str, text: str) -> list[int]:
         if self.flavour == "llama-server":
             body = {"content": text, "add_special": False, "parse_special": False}
             return self._tokens(url, "/tokenize", body)
         if self.flavour == "vllm":
             body = {"model": self.model, "prompt": text, "add_special_tokens": False}
             return self._tokens(url, "/tokenize", body)
-        if self.flavour == "llama-cpp-python":  # adds BOS where the model does
-            if self._bos is None:
-                self._bos = self._tokens(url, "/extras/tokenize", {"model": self.model, "input": ""})
-            tokens = self._tokens(url, "/extras/tokenize", {"model": self.model, "input": text})
-            return tokens[len(self._bos):] if tokens[:len(self._bos)] == self._bos else tokens
-        return None
+        # llama-cpp-python's server, which adds BOS where the model does
+        if self._bos is None:
+            self._bos = self._tokens(url, "/extras/tokenize", {"model": self.model, "input": ""})
+        tokens = self._tokens(url, "/extras/tokenize", {"model": self.model, "input": text})
+        return tokens[len(self._bos):] if tokens[:len(self._bos)] == self._bos else tokens
 
     def _tokens(self, url: str, path: str, body: dict) -> list[int]:
         answer = self._http.call(url, path, body, "tokenize")
@@ -209,14 +218,16 @@ class RemoteChatModel:
         key = json.dumps(messages, ensure_ascii=False, sort_keys=True)
         if key in self._prompts:
             return self._prompts[key]
-        url = self._pick()
         if self.flavour == "llama-server":
-            prompt = self._http.call(url, "/apply-template", {"messages": messages}, "template")
-            body = {"content": prompt.get("prompt", ""), "add_special": True, "parse_special": True}
-            n = len(self._tokens(url, "/tokenize", body))
+            def count(url: str) -> int:
+                prompt = self._http.call(url, "/apply-template", {"messages": messages}, "template")
+                body = {"content": prompt.get("prompt", ""), "add_special": True,
+                        "parse_special": True}
+                return len(self._tokens(url, "/tokenize", body))
+            n = self._servers.send(count)
         elif self.flavour == "vllm":
             body = {"model": self.model, "messages": messages, "add_generation_prompt": True}
-            n = len(self._tokens(url, "/tokenize", body))
+            n = self._servers.send(lambda url: len(self._tokens(url, "/tokenize", body)))
         else:
             per_message, fixed = self._template_overhead()
             n = fixed + sum(per_message + self.count_tokens(m["content"]) for m in messages)
@@ -232,16 +243,14 @@ class RemoteChatModel:
         if self._overhead is None:  # one-token replies to 1 and to 3 messages
             one = [{"role": "user", "content": "Hello"}]
             three = [*one, {"role": "assistant", "content": "Hi"}, {"role": "user", "content": "Bye"}]
-            n1, n3 = (self._ask(self._pick(), self._chat_request(m, None, 1, 0, False),
-                                "template").prompt_tokens for m in (one, three))
+            n1, n3 = (self._servers.send(lambda url, m=m: self._ask(
+                url, self._chat_request(m, None, 1, 0, False), "template")).prompt_tokens
+                for m in (one, three))
             per = max(0, -(-(n3 - n1 - self.count_tokens("Hi") - self.count_tokens("Bye")) // 2))
             self._overhead = (per, max(0, n1 - self.count_tokens("Hello") - per))
         return self._overhead
 
     # -- replies ------------------------------------------------------------------------
-    def _pick(self) -> str:
-        return self.urls[next(self._turn) % len(self.urls)]
-
     def _chat_request(self, messages, grammar, max_tokens, attempt, stream) -> dict:
         return chat_body(self.api, self.model, messages, grammar=grammar, max_tokens=max_tokens,
                          sampling=self.sampling, attempt=attempt, stream=stream,
@@ -254,15 +263,18 @@ class RemoteChatModel:
         return bodies.reply(answer, chat)
 
     def _map(self, work: Callable[[Any, str], Reply], items: list) -> list[Reply]:
-        """`work(item, url)` for every item, up to `parallel` at a time, URLs taken in
-        turn; the replies in input order. The first failure (in input order) is raised
-        once the requests in flight have ended; requests not yet sent are dropped."""
-        urls = [self._pick() for _ in items]
+        """`work(item, url)` for every item, up to `parallel` at a time, each on the
+        server chosen when it is sent; the replies in input order. The first failure (in
+        input order) is raised once the requests in flight have ended; requests not yet
+        sent are dropped."""
+        def send(item: Any) -> Reply:
+            return self._servers.send(lambda url: work(item, url))
+
         if len(items) <= 1 or self.parallel <= 1:
-            return [work(item, url) for item, url in zip(items, urls)]
+            return [send(item) for item in items]
         pool = ThreadPoolExecutor(max_workers=min(self.parallel, len(items)),
                                   thread_name_prefix="remote-model")
-        futures = [pool.submit(work, item, url) for item, url in zip(items, urls)]
+        futures = [pool.submit(send, item) for item in items]
         try:
             return [f.result() for f in futures]
         finally:
@@ -289,7 +301,7 @@ class RemoteChatModel:
         self._allowed(1)
         started = time.perf_counter()
         body = self._chat_request(messages, grammar, max_tokens, attempt, True)
-        reply = self._stream(self._pick(), body, on_text, purpose)
+        reply = self._servers.send(lambda url: self._stream(url, body, on_text, purpose))
         if not reply.prompt_tokens:  # a server that gives no usage when streaming
             reply.prompt_tokens = self.prompt_tokens(messages)
         self.calls.append(self._record(purpose, prompt_hash(messages, grammar or ""), reply,
@@ -403,12 +415,14 @@ class RemoteChatModel:
                     finish = finish or choice.get("finish_reason") or ""
                 if finish == "stopped":
                     break
-        except TimeoutError:
-            raise ModelError(f"model server {url} did not go on with a {purpose or 'reply'} "
-                             f"within {self.timeout:g} s; {RESUME_HINT}") from None
+        except TimeoutError:  # moved to another server only while no text was passed on
+            raise (ModelError if pieces else ServerDown)(
+                f"model server {url} did not go on with a {purpose or 'reply'} within "
+                f"{self.timeout:g} s; {RESUME_HINT}") from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise ModelError(f"model server {url} stopped answering ({exc}); "
-                             f"{RESUME_HINT}") from None
+            moved = not pieces and not isinstance(exc, ValueError)  # not JSON: not down
+            raise (ServerDown if moved else ModelError)(
+                f"model server {url} stopped answering ({exc}); {RESUME_HINT}") from None
         finally:
             resp.close()
         if not finish:

@@ -1,23 +1,33 @@
 """HTTP for `server.py`: JSON requests to the configured model servers, one retry of a
 refused connection or an HTTP 5xx, and every failure turned into an error a user can act
 on (a ModelError that names the URL and the fix, a BudgetError for a prompt too long).
+`Servers` chooses the server of each request: the one with the fewest requests in flight
+(per slot, where every server says its slots), ties going to the next in turn. A server
+that stops answering (refused, reset, no answer within the timeout, HTTP 5xx) is left
+out for a cool-down, with one logged warning, and the request goes to another server;
+only when every server is down does the request fail, with a resume hint.
 
 Requests go only to the URLs given: proxies from the environment and redirects are not
 followed. An API key is read from the named environment variable for each request and
 is never stored, logged or put in a message.
 
-What it does not do: know the dialects' endpoints or bodies (`server.py`, `bodies.py`),
-choose a server (the caller passes the URL), or retry more than once."""
+What it does not do: know the dialects' endpoints or bodies (`server.py`, `bodies.py`);
+retry on the same server more than once; wait for a server to come back (a request that
+finds every server down fails at once, and the build resumes where it stopped); treat a
+refused request (HTTP 4xx, a prompt too long) as a server that is down."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ..errors import BudgetError, ModelError
@@ -25,6 +35,15 @@ from ..errors import BudgetError, ModelError
 CHECK_TIMEOUT = 10.0  # seconds a server gets to answer the checks made on construction
 RETRY_PAUSE = 1.0  # before the one retry of a refused connection or an HTTP 5xx
 RESUME_HINT = "the index is resumable: start the server and run the same build again"
+COOLDOWN = 30.0  # seconds a server that stopped answering is left out before a new try
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class ServerDown(ModelError):
+    """A server stopped answering (refused, reset, timed out, HTTP 5xx): `Servers` moves
+    the request to another server; with none left, the message is the user's."""
 
 
 class _Down(Exception):  # refused, reset, closed
@@ -156,7 +175,7 @@ class Transport:
                 raise ModelError(f"model server {url} refused the API key (HTTP {exc.code}); "
                                  + self.key_hint()) from None
             if exc.code >= 500:
-                raise ModelError(f"model server {url} stopped answering ({exc}); "
+                raise ServerDown(f"model server {url} stopped answering ({exc}); "
                                  f"{RESUME_HINT}") from None
             if _is_context_error(exc.detail):
                 raise BudgetError(
@@ -167,9 +186,9 @@ class Transport:
                                  f"api = \"{self.api}\" the right dialect for it?") from None
             raise ModelError(f"model server {url} rejected a {what} ({exc})") from None
         except _Down as exc:
-            raise ModelError(f"model server {url} stopped answering ({exc}); {RESUME_HINT}") from None
+            raise ServerDown(f"model server {url} stopped answering ({exc}); {RESUME_HINT}") from None
         except _Slow:
-            raise ModelError(
+            raise ServerDown(
                 f"model server {url} did not answer a {what} within {self.timeout:g} s; "
                 "raise the preset's timeout or lower its parallel (requests wait in the "
                 f"server's queue); {RESUME_HINT}") from None
@@ -213,3 +232,87 @@ class Transport:
             raise ModelError(f"{url}{path} did not answer with JSON: not an OpenAI-"
                              "compatible server (the url should be the server's base "
                              "address, e.g. http://127.0.0.1:8080)") from None
+
+
+class Servers:
+    """Which of one model's servers gets each request (see the module docstring).
+    `slots` are the servers' own counts, 0 where one does not say. With one server there
+    is no cool-down: each request tries it, as there is nowhere else to send it."""
+
+    def __init__(self, urls: list[str], slots: list[int], cooldown: float = COOLDOWN) -> None:
+        self.urls, self.cooldown = list(urls), float(cooldown)
+        self._slots = list(slots) if all(n > 0 for n in slots) else [1] * len(urls)
+        self._busy = [0] * len(urls)  # requests in flight
+        self._down_until = [0.0] * len(urls)  # time.monotonic() when it may be tried again
+        self._failure: list[ServerDown | None] = [None] * len(urls)  # set while it is down
+        self._turn = 0
+        self._lock = threading.Lock()
+
+    def send(self, request: Callable[[str], T]) -> T:
+        """`request(url)` on the least busy live server; where that server stops
+        answering, it is left out and the request goes to another. Each server is tried
+        at most once; when none is left, a ServerDown that says so."""
+        tried: set[int] = set()
+        last: ServerDown | None = None
+        while True:
+            i = self._take(tried)
+            if i is None:
+                raise self._all_down(last)
+            try:
+                answer = request(self.urls[i])
+            except ServerDown as exc:
+                self._failed(i, exc)
+                tried.add(i)
+                last = exc
+                continue
+            finally:
+                with self._lock:
+                    self._busy[i] -= 1
+            self._answered(i)
+            return answer
+
+    def _take(self, tried: set[int]) -> int | None:
+        """The live server with the fewest requests in flight per slot, from the one
+        after the last chosen; a server back from its cool-down gets one request at a
+        time until it answers, unless no other is live."""
+        with self._lock:
+            now, n = time.monotonic(), len(self.urls)
+            best, best_load = None, 0.0
+            for k in range(n):
+                i = (self._turn + k) % n
+                if i in tried or self._down_until[i] > now:
+                    continue
+                on_trial = self._failure[i] is not None and self._busy[i] > 0
+                load = float("inf") if on_trial else self._busy[i] / self._slots[i]
+                if best is None or load < best_load:
+                    best, best_load = i, load
+            if best is not None:
+                self._busy[best] += 1
+                self._turn = best + 1
+            return best
+
+    def _failed(self, i: int, exc: ServerDown) -> None:
+        if len(self.urls) == 1:
+            return
+        with self._lock:
+            first = self._failure[i] is None
+            self._failure[i] = exc
+            self._down_until[i] = time.monotonic() + self.cooldown
+        if first:  # not again while it stays down
+            log.warning("%s; it is left out for %g s and its requests go to the other "
+                        "model servers", str(exc).removesuffix(f"; {RESUME_HINT}"),
+                        self.cooldown)
+
+    def _answered(self, i: int) -> None:
+        with self._lock:
+            back, self._failure[i] = self._failure[i] is not None, None
+        if back:
+            log.info("model server %s answers again and gets requests again", self.urls[i])
+
+    def _all_down(self, last: ServerDown | None) -> ServerDown:
+        if len(self.urls) == 1 and last is not None:
+            return last  # the one server's own message, as it was before there were several
+        with self._lock:
+            failures = [f for f in self._failure if f is not None]
+        reasons = "; ".join(str(f).removesuffix(f"; {RESUME_HINT}") for f in failures)
+        return ServerDown(f"every model server stopped answering ({reasons}); {RESUME_HINT}")
