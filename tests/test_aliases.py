@@ -71,6 +71,24 @@ def test_ambiguous_and_titled_names_stay_apart():
     assert r.rename["martha cratchit"] == "Martha Cratchit"
 
 
+def test_a_surname_with_its_joined_forms_is_judged_over_all_their_documents():
+    # "Mr Cratchit" is only in d1, where Bob is the one Cratchit; "Cratchit" (joined with
+    # it) is also in d2, where Peter Cratchit is: the surname fits two people, stays apart
+    r = resolved([rec("Bob Cratchit", chunk="c1"), rec("Bob Cratchit", chunk="c2"),
+                  rec("Peter Cratchit", chunk="c2"), rec("Mr Cratchit", chunk="c1"),
+                  rec("Cratchit", chunk="c1"), rec("Cratchit", chunk="c2")])
+    assert r.rename["cratchit"] == r.rename["mr cratchit"] == "Cratchit"
+    # in one document only, with one Cratchit there, the same names are Bob's
+    r = resolved([rec("Bob Cratchit", chunk="c1"), rec("Peter Cratchit", chunk="c2"),
+                  rec("Mr Cratchit", chunk="c1"), rec("Cratchit", chunk="c1")])
+    assert r.rename["cratchit"] == r.rename["mr cratchit"] == "Bob Cratchit"
+
+
+def test_mrs_and_miss_of_one_name_are_two_people():
+    r = resolved([rec("Mrs Fezziwig"), rec("Miss Fezziwig")])
+    assert r.rename["mrs fezziwig"] != r.rename["miss fezziwig"]
+
+
 def test_a_surname_crosses_documents_a_given_name_does_not():
     r = resolved([rec("Ebenezer Scrooge", chunk="c1"), rec("Scrooge", chunk="c2"),
                   rec("Ebenezer", chunk="c2")])

@@ -207,7 +207,7 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     for ks in by_core.values():
         ks.sort(key=lambda k: (len(cores[k][0]), k))
         for k in ks[1:]:
-            if same_type(ks[0], k) and _female(cores[k][0]) == _female(cores[ks[0]][0]):
+            if same_type(ks[0], k) and cores[k][0] & FEMALE == cores[ks[0]][0] & FEMALE:
                 union(ks[0], k)
     full = [k for k, (_t, words) in cores.items() if len(words) >= 2]
     # plural of another name; acronym of a full name; organisation without its head word
@@ -241,16 +241,24 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
             return False
         return not _female(titles) or titles <= cores[f][0]
 
+    # judged as a group: the names already joined ("Cratchit", "Mr Cratchit", "Cratchits")
+    # go together, and the full names that fit are those of every document any of them is
+    # in (else "Mr Cratchit", in one document with Bob only, would take "Cratchit" of the
+    # chapter where Peter Cratchit is too)
+    short: dict[str, list[str]] = {}
     for k, (_titles, words) in cores.items():
-        if len(words) != 1 or (find(k) != k and len(cores[find(k)][1]) >= 2):
-            continue
-        local = {find(f) for f in people if names[f].docs & names[k].docs and fits(k, f, False)}
+        if len(words) == 1 and len(cores[find(k)][1]) == 1:
+            short.setdefault(find(k), []).append(k)
+    for ks in short.values():
+        docs = set().union(*(names[k].docs for k in ks))
+        local = {find(f) for f in people if names[f].docs & docs
+                 and any(fits(k, f, False) for k in ks)}
         if len(local) == 1:
-            union(local.pop(), k)
+            union(local.pop(), ks[0])
         elif not local:
-            anywhere = {find(f) for f in people if fits(k, f, True)}
+            anywhere = {find(f) for f in people if any(fits(k, f, True) for k in ks)}
             if len(anywhere) == 1:
-                union(anywhere.pop(), k)
+                union(anywhere.pop(), ks[0])
     return {k: find(k) for k in names}
 
 
