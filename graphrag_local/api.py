@@ -9,16 +9,18 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, IndexStateError
+from .model_info import ModelInfo
 from .models import presets as presets_mod
-from .pipeline import Build, ModelInfo, Progress, _no_progress, run_build
 from .private import make_private_dir, writes_private
 from .prompts import Prompts, load_prompts
-from .recipe import make_recipe
 from .schema import OUTPUT_TABLES
 from .settings import CONFIG_FILE_NAME, Settings, load_settings, settings_to_toml
+
+if TYPE_CHECKING:  # the pipeline (networkx, the stages) is imported by builds, not queries
+    from .pipeline import Progress
 
 
 def _config_path(config: Path | None) -> Path | None:
@@ -84,10 +86,12 @@ def build(
     config: Path | None = None,
     model: str | None = None,
     method: str | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Build (or resume, or update) the index of `docs_dir` in `index_dir`."""
     from .models.embed import MiniLMEmbedder
+    from .pipeline import Build, _no_progress, run_build
+    from .recipe import make_recipe
     from .store import Store
 
     settings = resolve_settings(config, model, method)
@@ -103,7 +107,7 @@ def build(
         model_info=info,
         get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: MiniLMEmbedder(settings.embed.batch_size),
-        progress=progress,
+        progress=progress or _no_progress,
     )
     try:
         return run_build(b)
@@ -116,6 +120,7 @@ def dry_run(
     method: str | None = None,
 ) -> dict[str, Any]:
     """Chunk the corpus and estimate LLM calls and time, with no model loaded."""
+    from .recipe import make_recipe
     from .stages.chunk import chunk_documents, chunk_sentences
     from .stages.ground import candidate_names, doubtful_names
     from .stages.load import load_documents

@@ -15,14 +15,10 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from . import elements
 from .errors import ConfigError
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
 from .search.common import SearchResult, followup_text
-from .stages.classify import classify_chunks
-from .stages.extract import extract_chunk
-from .stages.mentions import fast_extraction
 
 METHODS = ("global", "local", "basic", "ts", "drift")
 
@@ -63,12 +59,18 @@ class Extractive(ContentMode):
         return {"method": "standard", "content": "extractive", **asdict(recipe.classify)}
 
     def extract_chunks(self, recipe, model, prompts, items):
+        from .stages.classify import classify_chunks
+
         return classify_chunks(model, prompts, items, recipe.classify)  # choices asked together
 
     def describe(self, b, entities, relationships):
+        from . import elements
+
         return elements.describe_extractively(b, entities, relationships)
 
     def reporter(self, b):
+        from . import elements
+
         return elements.extractive_reporter(b)
 
     def answer(self, session, method, question, level, history, on_text, lead):
@@ -125,14 +127,20 @@ class Abstractive(ContentMode):
         return {"method": "standard", "content": "abstractive", **asdict(recipe.extract)}
 
     def extract_chunks(self, recipe, model, prompts, items):
+        from .stages.extract import extract_chunk
+
         return [extract_chunk(model, prompts, c, recipe.extract, k) for c, _, k in items]
 
     def describe(self, b, entities, relationships):
+        from . import elements
+
         if b.recipe.method == "fast":  # the fast method's records carry their sentences
             return elements.describe_extractively(b, entities, relationships)
         return elements.describe_with_model(b, entities, relationships)
 
     def reporter(self, b):
+        from . import elements
+
         return elements.model_reporter(b)
 
     def answer(self, session, method, question, level, history, on_text, lead):
@@ -194,4 +202,6 @@ def content_mode(name: str) -> ContentMode:
 
 def fast_extract(recipe, chunk: Chunk, sentences: list[Sentence], key: str) -> ChunkExtraction:
     """The fast method's extraction (no model), whatever the content mode."""
+    from .stages.mentions import fast_extraction
+
     return fast_extraction(chunk, sentences, recipe.extract.entity_types, key)

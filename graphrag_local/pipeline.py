@@ -27,16 +27,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from . import faithfulness
 from .language.detect import detect_language
 from .manifest import build_summary, make_manifest, manifest_changes
+from .model_info import ModelInfo
 from .models import ChatModel
 from .models.embed import EMBEDDER_NAME, Embedder
-from .models.presets import Preset
 from .prompts import Prompts
 from .recipe import Recipe
 from .schema import (
@@ -94,24 +93,6 @@ Progress = Callable[[str, int, int], None]
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     pass
-
-
-@dataclass
-class ModelInfo:
-    """What identifies the model's behaviour: part of every LLM work key."""
-
-    preset: Preset
-    path: Path | None  # None for a model server
-    sha256: str  # of the GGUF; for a model server, of what the server says it serves
-    remote: Any = None  # the checked RemoteChatModel of a `source = "server"` preset
-
-    @property
-    def key(self) -> str:
-        p = self.preset
-        return content_id(
-            self.sha256, p.chat_format, str(p.n_ctx), str(p.temperature), str(p.top_k),
-            str(p.top_p), str(p.repeat_penalty),
-        )
 
 
 @dataclass

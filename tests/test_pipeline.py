@@ -9,8 +9,9 @@ from conftest import copy_corpus
 from fakes import FakeChatModel, HashEmbedder
 
 from graphrag_local.errors import BudgetError, IndexStateError, InjectedFailure
+from graphrag_local.model_info import ModelInfo
 from graphrag_local.models.presets import Preset
-from graphrag_local.pipeline import Build, ModelInfo, run_build
+from graphrag_local.pipeline import Build, run_build
 from graphrag_local.prompts import load_prompts
 from graphrag_local.recipe import make_recipe
 from graphrag_local.schema import OUTPUT_TABLES

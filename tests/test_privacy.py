@@ -17,9 +17,9 @@ from graphrag_local import api, resources
 from graphrag_local.eval import commands
 from graphrag_local.eval.report import build_report
 from graphrag_local.graph_view import write_graph_html
+from graphrag_local.model_info import ModelInfo
 from graphrag_local.models import embed
 from graphrag_local.models.presets import Preset
-from graphrag_local.pipeline import ModelInfo
 from graphrag_local.private import loose_modes, make_private_dir, private_files
 
 
