@@ -89,6 +89,13 @@ def test_mrs_and_miss_of_one_name_are_two_people():
     assert r.rename["mrs fezziwig"] != r.rename["miss fezziwig"]
 
 
+def test_titles_are_peoples_old_bohumin_is_another_place():
+    r = resolved([rec("Old Fezziwig"), rec("Fezziwig"), rec("Bohumín", "GEO"),
+                  rec("Old Bohumín", "GEO"), rec("New Bohumín", "GEO")])
+    assert r.rename["old fezziwig"] == r.rename["fezziwig"]
+    assert len({r.rename["bohumín"], r.rename["old bohumín"], r.rename["new bohumín"]}) == 3
+
+
 def test_a_surname_crosses_documents_a_given_name_does_not():
     r = resolved([rec("Ebenezer Scrooge", chunk="c1"), rec("Scrooge", chunk="c2"),
                   rec("Ebenezer", chunk="c2")])

@@ -200,14 +200,18 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     def could_be(k: str, f: str) -> bool:  # some of k's records have f's type
         return names[k].types[names[f].type] > 0
 
-    # the same core with compatible titles
+    # the same core with compatible titles; titles are people's ("Old Fezziwig" is
+    # Fezziwig, "Old Bohumín" is not Bohumín)
     by_core: dict[tuple[str, ...], list[str]] = {}
     for k, (_titles, words) in cores.items():
         by_core.setdefault(words, []).append(k)
     for ks in by_core.values():
         ks.sort(key=lambda k: (len(cores[k][0]), k))
         for k in ks[1:]:
-            if same_type(ks[0], k) and cores[k][0] & FEMALE == cores[ks[0]][0] & FEMALE:
+            titles, first = cores[k][0], cores[ks[0]][0]
+            if not same_type(ks[0], k):
+                continue
+            if names[k].type == "PERSON" and titles & FEMALE == first & FEMALE or titles == first:
                 union(ks[0], k)
     full = [k for k, (_t, words) in cores.items() if len(words) >= 2]
     # plural of another name; acronym of a full name; organisation without its head word
