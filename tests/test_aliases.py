@@ -84,6 +84,17 @@ def test_a_surname_with_its_joined_forms_is_judged_over_all_their_documents():
     assert r.rename["cratchit"] == r.rename["mr cratchit"] == "Bob Cratchit"
 
 
+def test_a_sentence_connective_is_no_first_name():
+    # "Whereat" only ever starts a sentence, once: the corpus alone cannot tell it from a
+    # given name, and "Whereat Scrooge" would make "Scrooge" fit two people
+    text = "Whereat Scrooge smiled. Then Ebenezer Scrooge sat, and Scrooge and Mr. Scrooge."
+    records = [rec("Ebenezer Scrooge", chunk="c1"), rec("Whereat Scrooge", chunk="c2"),
+               rec("Scrooge", chunk="c1"), rec("Scrooge", chunk="c2"), rec("Mr Scrooge", chunk="c2")]
+    r = resolve_records(records, {"c1": "d1", "c2": "d2"}, word_stats([text]))
+    assert r.rename["scrooge"] == r.rename["mr scrooge"] == "Ebenezer Scrooge"
+    assert r.rename["whereat scrooge"] == "Ebenezer Scrooge"
+
+
 def test_mrs_and_miss_of_one_name_are_two_people():
     r = resolved([rec("Mrs Fezziwig"), rec("Miss Fezziwig")])
     assert r.rename["mrs fezziwig"] != r.rename["miss fezziwig"]

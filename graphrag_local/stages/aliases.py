@@ -65,6 +65,15 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…]['\"’”»)\]]*\s*$|^\s*$|[\n]\s*[\n]")
 PRONOUNS = frozenset({"i"})
 VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
+# English words that open a sentence and never a name. Most are written in lower case
+# elsewhere in any corpus, which `clean_name` sees; the rare ones ("Whereat Scrooge
+# smiled", once in the book) are not, and would stand as a second Scrooge.
+CONNECTIVES = frozenset(
+    "whereat whereupon thereupon hereupon wherefore therefore however meanwhile moreover "
+    "nevertheless nonetheless furthermore hence thus accordingly indeed besides then when "
+    "whereas although though because unless until while whilst and but or nor so yet also "
+    "perhaps otherwise".split()
+)
 
 
 @dataclass
@@ -123,6 +132,9 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         rest = normalise(" ".join(words[1:]))
         if first in HONORIFICS:
             break
+        if first in CONNECTIVES:
+            words = words[1:]
+            continue
         if stats.upper_mid[first] == 0 and (stats.lower[first] > 0 or rest in PRONOUNS):
             words = words[1:]
         else:
@@ -253,16 +265,18 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     for k, (_titles, words) in cores.items():
         if len(words) == 1 and len(cores[find(k)][1]) == 1:
             short.setdefault(find(k), []).append(k)
+    def one(fs: list[str]) -> str | None:  # the one person they fit
+        roots = {find(f) for f in fs}
+        return roots.pop() if len(roots) == 1 else None
+
     for ks in short.values():
         docs = set().union(*(names[k].docs for k in ks))
-        local = {find(f) for f in people if names[f].docs & docs
-                 and any(fits(k, f, False) for k in ks)}
-        if len(local) == 1:
-            union(local.pop(), ks[0])
-        elif not local:
-            anywhere = {find(f) for f in people if any(fits(k, f, True) for k in ks)}
-            if len(anywhere) == 1:
-                union(anywhere.pop(), ks[0])
+        local = [f for f in people if names[f].docs & docs and any(fits(k, f, False) for k in ks)]
+        if not local:
+            local = [f for f in people if any(fits(k, f, True) for k in ks)]  # anywhere
+        target = one(local)
+        if target is not None:
+            union(target, ks[0])
     return {k: find(k) for k in names}
 
 
