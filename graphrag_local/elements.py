@@ -10,6 +10,7 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
+from .edges import Edges
 from .schema import Chunk, Claim, CommunityReport, Finding, Source, content_id
 from .sentences import squash
 from .stages.communities import Cluster
@@ -81,13 +82,14 @@ def extractive_reporter(b):
     """Reports chosen from the documents' sentences (no model; cheap to redo)."""
     s = b.settings.reports
     evidence = b.evidence
+    edges = Edges(b.relationships)
 
     def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
         return {c.id: write_one(c, [by_id[k] for k in c.children], done) for c in clusters}
 
     def write_one(cluster: Cluster, children: list[Cluster], done: dict) -> CommunityReport:
         members = set(cluster.members)
-        inside = [r for r in b.relationships if r.source in members and r.target in members]
+        inside = edges.inside(members)
         degree = Counter(n for r in inside for n in (r.source, r.target))
         sentences = {
             src: evidence[src] for name in cluster.members

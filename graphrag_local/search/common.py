@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..edges import Edges
 from ..models import CallRecord, ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import (
@@ -246,6 +247,7 @@ class IndexData:
             for alias, _ in e.aliases:
                 counts.setdefault(alias.casefold(), set()).add(e.name)
         self.alias_of = {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
+        self.edges = Edges(self.relationships)  # by endpoint: a query reads its names' edges
         self.levels = sorted({r.level for r in self.reports})
         order = sorted(self.chunks.values(), key=lambda c: (c.path, c.index))
         self.chunk_ref = {c.id: f"S{i}" for i, c in enumerate(order, 1)}

@@ -44,7 +44,7 @@ def local_context(
     used = sum(count(x) + 1 for x in lines[:n])
     graph_lines = ["-Entities-", *lines[:n]]
     inside = set(names[:n])
-    rels = [r for r in data.relationships if r.source in inside or r.target in inside]
+    rels = data.edges.touching(inside)
     rels.sort(key=lambda r: (-(r.source in inside and r.target in inside), -r.weight,
                              min(rank.get(r.source, 99), rank.get(r.target, 99)), r.id))
     rel_lines = [f"{r.source} -> {r.target}: {r.description}" for r in rels]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
+from ..edges import Edges
 from ..errors import BudgetError
 from ..models import ChatModel
 from ..models.structured import Ask, ask_many, max_reply_tokens, report_model, schema_of
@@ -35,6 +37,10 @@ class Elements:
     relationships: list[Relationship]
     claims_by_entity: dict[str, list[Claim]]
     degree: dict[str, int]
+
+    @cached_property
+    def edges(self) -> Edges:
+        return Edges(self.relationships)
 
 
 def _entity_line(e: Entity) -> str:
@@ -72,7 +78,7 @@ def pack_elements(
     """Entities, relationships and claim lines of a community, edges by decreasing combined
     degree, until `budget` tokens. Returns the lines, tokens used, and whether all fit."""
     inside = set(members)
-    edges = [r for r in el.relationships if r.source in inside and r.target in inside]
+    edges = el.edges.inside(inside)
     edges.sort(key=lambda r: (-(el.degree.get(r.source, 0) + el.degree.get(r.target, 0)), r.id))
     ent_lines: list[str] = []
     rel_lines: list[str] = []
