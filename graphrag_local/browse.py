@@ -80,8 +80,7 @@ def entity(data: IndexData, name: str) -> dict:
     rels = [
         {"source": r.source, "target": r.target, "description": r.description,
          "weight": r.weight, "count": r.count}
-        for r in sorted(data.relationships, key=lambda r: (-r.weight, r.id))
-        if e.name in (r.source, r.target)
+        for r in sorted(data.edges.touching([e.name]), key=lambda r: (-r.weight, r.id))
     ]
     comms = []
     for level, cid in data.community_of.get(e.name, []):
@@ -98,7 +97,7 @@ def entity(data: IndexData, name: str) -> dict:
     return {"entity": {"name": e.name, "type": e.type, "degree": e.degree,
                        "aliases": [{"name": a, "mentions": n} for a, n in e.aliases],
                        "description": e.description, "relationships": rels,
-                       "claims": [c.description for c in data.claims if c.subject == e.name],
+                       "claims": [c.description for c in data.claims_about([e.name])],
                        "communities": comms, "sources": sources}}
 
 

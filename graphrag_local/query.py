@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,12 @@ from .models import ChatModel, OnText
 from .models.embed import EMBEDDER_NAME, Embedder
 from .prompts import Prompts
 from .schema import (
+    Chunk,
     Claim,
+    Community,
+    Document,
     Entity,
+    Relationship,
     chunk_from_row,
     community_from_row,
     document_from_row,
@@ -63,26 +68,56 @@ def open_index(index_dir: Path) -> tuple[Store, dict]:
     return store, manifest
 
 
-def load_index_data(store: Store) -> IndexData:
-    def rows(table: str) -> list[dict]:
-        cols = [c for c in store.columns(table) if c != "vector"]
-        return store.read(table, cols) if cols else []
+class StoredIndexData(IndexData):
+    """`IndexData` read from a store, each table on its first use: a question reads the
+    tables its method touches (basic search: chunks; `show entities`: entities), not all
+    of them. The store pins the build's table versions, so a table read late is the one
+    read early would have been (or, once two newer builds replaced it, an
+    `IndexStateError` saying to open the index again, as `sentences` always did)."""
 
-    communities = [community_from_row(r) for r in rows("communities")]
-    members = {c.id: c.entities for c in communities}
-    ok = sorted((report_from_row(r) for r in rows("community_reports") if r["status"] == "ok"),
-                key=lambda r: (r.level, r.id))
-    reports = [Report(f"R{i}", r, members.get(r.id, ())) for i, r in enumerate(ok, 1)]
-    return IndexData(
-        entities={e.name: e for e in map(entity_from_row, rows("entities"))},
-        relationships=[relationship_from_row(r) for r in rows("relationships")],
-        claims=[Claim(**r) for r in rows("claims")],
-        chunks={c.id: c for c in map(chunk_from_row, rows("chunks"))},
-        reports=reports,
-        communities=communities,
-        documents={d.id: d for d in (document_from_row(r) for r in store.read(
-            "documents", [c for c in store.columns("documents") if c != "text"]))},
-    )
+    def __init__(self, store: Store):  # no dataclass fields set: each is read below
+        self._store = store
+
+    def _rows(self, table: str) -> list[dict]:
+        cols = [c for c in self._store.columns(table) if c != "vector"]
+        return self._store.read(table, cols) if cols else []
+
+    @cached_property
+    def entities(self) -> dict[str, Entity]:
+        return {e.name: e for e in map(entity_from_row, self._rows("entities"))}
+
+    @cached_property
+    def relationships(self) -> list[Relationship]:
+        return [relationship_from_row(r) for r in self._rows("relationships")]
+
+    @cached_property
+    def claims(self) -> list[Claim]:
+        return [Claim(**r) for r in self._rows("claims")]
+
+    @cached_property
+    def chunks(self) -> dict[str, Chunk]:
+        return {c.id: c for c in map(chunk_from_row, self._rows("chunks"))}
+
+    @cached_property
+    def communities(self) -> list[Community]:
+        return [community_from_row(r) for r in self._rows("communities")]
+
+    @cached_property
+    def reports(self) -> list[Report]:
+        members = {c.id: c.entities for c in self.communities}
+        ok = sorted((report_from_row(r) for r in self._rows("community_reports")
+                     if r["status"] == "ok"), key=lambda r: (r.level, r.id))
+        return [Report(f"R{i}", r, members.get(r.id, ())) for i, r in enumerate(ok, 1)]
+
+    @cached_property
+    def documents(self) -> dict[str, Document]:
+        cols = [c for c in self._store.columns("documents") if c != "text"]
+        return {d.id: d for d in map(document_from_row, self._store.read("documents", cols))}
+
+
+def load_index_data(store: Store) -> IndexData:
+    """The index's tables as search reads them, each read from `store` on first use."""
+    return StoredIndexData(store)
 
 
 class Session:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..edges import Edges
 from ..models import CallRecord, ChatModel, OnText
@@ -225,7 +226,10 @@ class Report:
 
 @dataclass
 class IndexData:
-    """The parts of an index search needs, loaded once per session (no vectors)."""
+    """The parts of an index search needs, loaded once per session (no vectors). What is
+    derived from the tables (communities by member, relationships by endpoint, ...) is
+    built on first use, so a method pays only for the tables it reads (`query.py` reads
+    each table itself on first use as well)."""
 
     entities: dict[str, Entity]  # by name
     relationships: list[Relationship]
@@ -235,31 +239,69 @@ class IndexData:
     communities: list[Community]
     documents: dict[str, Document] = field(default_factory=dict)  # by id, text left out
 
-    def __post_init__(self) -> None:
-        self.community_of: dict[str, list[tuple[int, str]]] = {}  # name -> [(level, id)]
+    @cached_property
+    def community_of(self) -> dict[str, list[tuple[int, str]]]:
+        """name -> [(level, community id)]"""
+        out: dict[str, list[tuple[int, str]]] = {}
         for c in sorted(self.communities, key=lambda c: (c.level, c.id)):
             for name in c.entities:
-                self.community_of.setdefault(name, []).append((c.level, c.id))
-        self.report_by_community = {r.id: r for r in self.reports}
-        # an alias (case-folded) -> its entity's name; an alias two entities share is left out
+                out.setdefault(name, []).append((c.level, c.id))
+        return out
+
+    @cached_property
+    def report_by_community(self) -> dict[str, Report]:
+        return {r.id: r for r in self.reports}
+
+    @cached_property
+    def alias_of(self) -> dict[str, str]:
+        """An alias (case-folded) -> its entity's name; an alias two entities share is left
+        out."""
         counts: dict[str, set[str]] = {}
         for e in self.entities.values():
             for alias, _ in e.aliases:
                 counts.setdefault(alias.casefold(), set()).add(e.name)
-        self.alias_of = {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
-        self.edges = Edges(self.relationships)  # by endpoint: a query reads its names' edges
-        self.levels = sorted({r.level for r in self.reports})
+        return {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
+
+    @cached_property
+    def edges(self) -> Edges:
+        """The relationships by endpoint: a query reads its names' edges, not them all."""
+        return Edges(self.relationships)
+
+    @cached_property
+    def _claims_at(self) -> dict[str, list[int]]:
+        at: dict[str, list[int]] = {}
+        for i, c in enumerate(self.claims):
+            at.setdefault(c.subject, []).append(i)
+        return at
+
+    def claims_about(self, names: Iterable[str]) -> list[Claim]:
+        """The claims whose subject is one of `names`, in table order (as a scan gives)."""
+        found = sorted(i for n in dict.fromkeys(names) for i in self._claims_at.get(n, ()))
+        return [self.claims[i] for i in found]
+
+    @cached_property
+    def levels(self) -> list[int]:
+        return sorted({r.level for r in self.reports})
+
+    @cached_property
+    def chunk_ref(self) -> dict[str, str]:
         order = sorted(self.chunks.values(), key=lambda c: (c.path, c.index))
-        self.chunk_ref = {c.id: f"S{i}" for i, c in enumerate(order, 1)}
+        return {c.id: f"S{i}" for i, c in enumerate(order, 1)}
+
+    @cached_property
+    def _name_forms(self) -> dict[str, str]:
+        """Each name and unshared alias (over two characters) -> its entity's name."""
+        forms = {n: n for n in self.entities if len(n) > 2}
+        forms.update({a: self.alias_of[a.casefold()] for e in self.entities.values()
+                      for a, _ in e.aliases if a.casefold() in self.alias_of and len(a) > 2})
+        return forms
 
     def named_in(self, text: str) -> list[str]:
         """The entities `text` names, by their names or aliases (a longer name wins over
         the names inside it), in order of mention."""
         from ..stages.mentions import names_in
 
-        forms = {n: n for n in self.entities if len(n) > 2}
-        forms.update({a: self.alias_of[a.casefold()] for e in self.entities.values()
-                      for a, _ in e.aliases if a.casefold() in self.alias_of and len(a) > 2})
+        forms = self._name_forms
         return list(dict.fromkeys(forms[f] for f in names_in(text, list(forms))))
 
     def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:

@@ -50,7 +50,7 @@ def local_context(
     rel_lines = [f"{r.source} -> {r.target}: {r.description}" for r in rels]
     claim_lines = [
         f"{c.subject} -> {c.object} [{c.type}, {c.status}]: {c.description}"
-        for c in data.claims if c.subject in inside
+        for c in data.claims_about(inside)
     ]
     for title, extra in (("-Relationships-", rel_lines), ("-Claims-", claim_lines)):
         k = take_within(extra, graph_budget - used - count(title), count)
