@@ -46,7 +46,10 @@ def project_prompts(config: Path | None = None) -> Prompts:
     return load_prompts()
 
 
-def model_info(settings: Settings) -> ModelInfo:
+def model_info(settings: Settings, *, check: bool = True) -> ModelInfo:
+    """The model `settings` name, its file found and (with `check`) its GGUF header read
+    now, so a build fails before any work. A query session passes `check=False`: an
+    extractive answer loads no model, and `open_chat_model` checks before loading."""
     preset = presets_mod.get_preset(settings.model or None)
     if settings.parallel:
         preset = replace(preset, parallel=settings.parallel)
@@ -64,7 +67,8 @@ def model_info(settings: Settings) -> ModelInfo:
         digest = hashlib.sha256(remote.model_key().encode("utf-8")).hexdigest()
         return ModelInfo(preset, None, digest, remote)
     path = presets_mod.require(preset)
-    presets_mod.check_gguf(path)
+    if check:
+        presets_mod.check_gguf(path)
     return ModelInfo(preset, path, presets_mod.sha256_file(path))
 
 
@@ -74,7 +78,7 @@ def open_chat_model(info: ModelInfo, seed: int):
 
     if info.remote is not None:
         return info.remote
-
+    presets_mod.check_gguf(info.path)
     return load_chat_model(info.preset, info.path, seed)
 
 
@@ -196,7 +200,7 @@ def session_settings(index_dir: Path, *, config: Path | None = None, model: str 
         presets, _default = presets_mod.load_presets()
         if built_with in presets:
             settings = resolve_settings(config, built_with)
-    return settings, model_info(settings)
+    return settings, model_info(settings, check=False)
 
 
 def question_embedder(batch_size: int = 32):

@@ -187,3 +187,17 @@ def test_user_errors_keeps_the_command_signature_and_help():
     one = typer.Typer()
     one.command()(cmd)
     assert "A name." in runner.invoke(one, ["--help"]).output
+
+
+def test_a_query_session_checks_the_gguf_when_it_loads_the_model(tmp_path):
+    """A session does not read the GGUF up front (an extractive answer loads no model),
+    but loading a bad file still fails with the file's name, not inside llama.cpp."""
+    from graphrag_local import api
+    from graphrag_local.model_info import ModelInfo
+    from graphrag_local.models.presets import get_preset
+
+    bad = tmp_path / "corrupt.gguf"
+    bad.write_bytes(b"GGUF" + b"\x07" * 4096)
+    info = ModelInfo(get_preset(None), bad, "0" * 64)
+    with pytest.raises(ModelError, match="corrupt.gguf"):
+        api.open_chat_model(info, seed=1)

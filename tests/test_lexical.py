@@ -119,3 +119,19 @@ def test_a_question_in_another_language_leans_on_its_words():
     assert question_language("阿Ｑ住在未庄的什么地方？") == "zh"
     assert question_language("Кто такой Савельич и откуда он?") == "ru"
     assert question_language("Who founded the Aldren Water Trust?") == "en"
+
+
+def test_a_question_is_told_among_the_index_languages(monkeypatch):
+    """A question's language is one of the index's or English: an English index answers
+    'en' without loading the detector; a German one still hears German; a short English
+    question py3langid alone calls Italian is English among {en, de}."""
+    import sys
+
+    from graphrag_local.language.messages import question_language
+
+    assert question_language("Who is Lena Castell?", {"de"}) == "en"
+    assert question_language("Wer hat den Brief geschrieben und warum?", {"de"}) == "de"
+    assert question_language("阿Ｑ住在未庄的什么地方？", {"en"}) == "zh"  # the script decides
+    monkeypatch.setitem(sys.modules, "py3langid", None)  # importing it now raises
+    assert question_language("Wer hat den Brief geschrieben?", {"en"}) == "en"
+    assert question_language("Who is Lena Castell?", {"en", ""}) == "en"

@@ -280,6 +280,12 @@ class IndexData:
         return [self.claims[i] for i in found]
 
     @cached_property
+    def languages(self) -> frozenset[str]:
+        """The languages the index's chunks are in (empty for an index built before
+        languages were stored): what a question's language is told among."""
+        return frozenset(c.language for c in self.chunks.values() if c.language)
+
+    @cached_property
     def levels(self) -> list[int]:
         return sorted({r.level for r in self.reports})
 

@@ -209,7 +209,8 @@ def drift_abstractive(
     else:
         result = SearchResult(question=question, method="drift", answer="", no_answer=True)
         result.answer = nothing_relevant(question, "the primer and its follow-ups found "
-                                         f"nothing helpful ({failed} replies malformed).")
+                                         f"nothing helpful ({failed} replies malformed).",
+                                         data.languages)
     result.context = contexts + result.context
     result.map_calls, result.failed_calls = len(folds), failed
     result.calls = list(model.calls[calls_before:])

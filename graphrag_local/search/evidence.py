@@ -126,7 +126,8 @@ class SentenceIndex:
             self._lexical = BM25(self.text(i) for i in range(len(self)))
         sims = self.similarity(vector)
         by_vector = np.argsort(-sims, kind="stable")
-        weight = 1.0 if question_language(question) in EMBEDDER_LANGUAGES else OTHER_LANGUAGE_WEIGHT
+        language = question_language(question, self._data.languages)
+        weight = 1.0 if language in EMBEDDER_LANGUAGES else OTHER_LANGUAGE_WEIGHT
         order = fuse(by_vector, self._lexical.scores(question)[0], vector_weight=weight)
         fused = np.empty_like(sims)
         fused[order] = sims[by_vector]

@@ -130,7 +130,7 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
     result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
     if not quotes:
         result.no_answer = True
-        result.answer = nothing_relevant(a.question, NOTHING)
+        result.answer = nothing_relevant(a.question, NOTHING, a.data.languages)
     else:
         text_lead = lead_sentence(model, a.prompts, a.question, quotes) if model else ""
         result.answer = render_themes(themes, text_lead) if themes else render(quotes, text_lead)
