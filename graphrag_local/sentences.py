@@ -13,6 +13,7 @@ language model, no language detection."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MAX_CHARS = 320
 
@@ -96,7 +97,10 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
+@lru_cache(maxsize=32768)
 def words(text: str) -> frozenset[str]:
+    """The lower-cased words of `text`. Cached: report writing and the faithfulness check
+    compare each sentence with many others (a cache of 32,768 sets holds a few MB)."""
     return frozenset(w for w in "".join(ch.lower() if ch.isalnum() else " " for ch in text).split())
 
 

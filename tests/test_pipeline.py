@@ -15,7 +15,7 @@ from graphrag_local.pipeline import Build, run_build
 from graphrag_local.prompts import load_prompts
 from graphrag_local.recipe import make_recipe
 from graphrag_local.schema import OUTPUT_TABLES
-from graphrag_local.settings import ExtractSettings, Settings
+from graphrag_local.settings import ExtractSettings, GraphSettings, Settings
 from graphrag_local.stages.ground import candidate_names
 from graphrag_local.store import BuildLock, Store
 
@@ -188,3 +188,26 @@ def test_claims_are_stored_under_the_merged_entity_names(corpus, tmp_path):
     names = {e["name"] for e in Store(tmp_path / "idx").read("entities")}
     assert summary["claims"] == len(claims) > 0
     assert all(c["subject"] in names for c in claims)
+
+
+def test_a_community_that_does_not_split_is_reported_once(corpus, tmp_path):
+    """A community whose one sub-community has the same members is that community: its
+    report is the sub-community's (no second model call), under its own id and level."""
+    model = FakeChatModel(default=scripted)
+    settings = Settings(content="abstractive", extract=ExtractSettings(names="free"),
+                        graph=GraphSettings(max_cluster_size=4))  # some split, some not
+    summary = run_build(make_build(corpus, tmp_path / "idx", model, settings=settings))
+    t = tables(tmp_path / "idx")
+    communities = {c["id"]: c for c in t["communities"]}
+    reports = {r["id"]: r for r in t["community_reports"]}
+    same = [c for c in communities.values() if c["id"] in reports and len(c["children"]) == 1
+            and set(communities[c["children"][0]]["entities"]) == set(c["entities"])]
+    assert same, "the sample's hierarchy has no unsplit community: the test proves nothing"
+    for c in same:
+        mine, child = reports[c["id"]], reports[c["children"][0]]
+        assert (mine["summary"], mine["findings_json"]) == (child["summary"], child["findings_json"])
+        assert (mine["level"], list(mine["substituted"])) == (c["level"], [child["id"]])
+        assert mine["key"] != child["key"]
+    report_calls = sum(1 for call in model.calls if call.purpose == "report")
+    assert report_calls == len(reports) - len(same)
+    assert summary["reports"] == len(reports)
