@@ -134,3 +134,15 @@ def test_renamed_records_lose_self_loops_and_names_that_are_no_names():
     assert [x.name for x in e] == ["Ebenezer Scrooge", "Ebenezer Scrooge", "Bob Cratchit"]
     assert [(x.source, x.target) for x in rel] == [("Ebenezer Scrooge", "Bob Cratchit")]
     assert r.dropped == 1
+
+
+def test_a_russian_word_that_only_starts_the_sentence_is_not_part_of_the_name():
+    """'Беспокойство Савельича' (Savelich's anxiety) at a sentence start: 'беспокойство'
+    is written in lower case in another form ('с беспокойством'), and no parse of it is a
+    name, so it is dropped; 'Вера' (a first name, though 'вера' is a word) stays."""
+    stats = word_stats(["С беспокойством я выпрыгнул из кибитки. Беспокойство Савельича "
+                        "очень меня тронуло. Моя вера была сильна. Вера Павловна пришла. "
+                        "Белогорская крепость стояла."])
+    assert clean_name("Беспокойство Савельич", stats) == "Савельич"
+    assert clean_name("Вера Павловна", stats) == "Вера Павловна"
+    assert clean_name("Белогорская крепость", stats) == "Белогорская крепость"

@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..language.german import is_common_noun
 from ..language.names import counted
@@ -83,6 +84,7 @@ class WordStats:
     lower: Counter = field(default_factory=Counter)  # written in lower case
     upper_mid: Counter = field(default_factory=Counter)  # capitalised, not at a sentence start
     languages: set = field(default_factory=set)  # of the texts counted
+    lower_lemmas: Counter = field(default_factory=Counter)  # Russian: lemmas written lower
     chinese: str = ""  # the Chinese texts joined, for the classifier rule (`language/names.py`)
 
 
@@ -108,6 +110,8 @@ def word_stats(texts) -> WordStats:
             key = word.casefold()
             if word[0].islower():
                 stats.lower[key] += 1
+                if language == "ru" and _CYRILLIC.search(word):
+                    stats.lower_lemmas[_lemma(key)] += 1
             elif not start:
                 stats.upper_mid[key] += 1
             start = False
@@ -135,7 +139,10 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         if first in CONNECTIVES:
             words = words[1:]
             continue
-        if stats.upper_mid[first] == 0 and (stats.lower[first] > 0 or rest in PRONOUNS):
+        if _CYRILLIC.search(first) and _proper_russian(first):
+            break  # "Вера Павловна", though "вера" (faith) is a word too
+        if stats.upper_mid[first] == 0 and (stats.lower[first] > 0 or rest in PRONOUNS
+                                            or _common_russian_word(first, stats)):
             words = words[1:]
         else:
             break
@@ -376,6 +383,27 @@ def nominative(name: str) -> str:
                     break
         words.append(lemma)
     return " ".join(words)
+
+
+@lru_cache(maxsize=65536)
+def _lemma(word: str) -> str:
+    """pymorphy3's dictionary form of a Russian word ("беспокойством" -> "беспокойство")."""
+    return _morph().parse(word)[0].normal_form
+
+
+def _common_russian_word(key: str, stats: WordStats) -> bool:
+    """A Russian word that starts a name only because it starts the sentence
+    ("Беспокойство Савельича ..."): some form of it is written in lower case in the
+    corpus ("с беспокойством") and no parse of it is a proper noun."""
+    if not stats.lower_lemmas or not _CYRILLIC.search(key):
+        return False
+    return stats.lower_lemmas[_lemma(key)] > 0 and not _proper_russian(key)
+
+
+@lru_cache(maxsize=65536)
+def _proper_russian(word: str) -> bool:
+    """Some parse of the word is a first name, surname, patronymic, place or organisation."""
+    return any(g in p.tag for p in _morph().parse(word) for g in _PROPER)
 
 
 def _morph():
