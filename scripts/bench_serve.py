@@ -15,13 +15,21 @@ compares, and how the server holds up under concurrent clients.
    requests (from first send, retries included) and the server's peak RSS (VmHWM from
    /proc; psutil's RSS sampled where /proc has none).
 
-Nothing here changes the index; a server it starts is stopped at the end."""
+4. `--rebuild DOCS` (needs INDEX, no --url): the server runs on a copy of INDEX, and
+   while the load runs, `graphrag-local build DOCS` rebuilds that copy (give DOCS that
+   differ from the index's documents: one added or removed). The clients keep asking
+   until the build has finished and then `--requests` more each. Every answer is
+   compared with the answer the old build gave (asked before) and the one the new build
+   gives (asked after): each must be one of the two, and none a 5xx.
+
+Nothing here changes INDEX; a server it starts is stopped at the end."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -33,6 +41,7 @@ import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 EXE = Path(sys.executable).parent / "graphrag-local"
 QUESTIONS = {
@@ -170,15 +179,25 @@ def one_shot(index: Path, methods: list[str], runs: int) -> dict:
     return out
 
 
-def load_run(url: str, methods: list[str], clients: int, requests: int, token: str) -> dict:
+def load_run(url: str, methods: list[str], clients: int, requests: int, token: str,
+             until: threading.Event | None = None, answers: list | None = None) -> dict:
+    """Each client sends `requests` questions one after another (and, with `until`, goes
+    on until it is set and then sends `requests` more); `answers` collects (method,
+    answer text) of each answered one."""
     statuses: Counter = Counter()
     latencies: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
 
     def one_client(i: int) -> None:
-        for j in range(requests):
+        j, stop_at = 0, (requests if until is None else None)
+        while True:
+            if stop_at is None and until.is_set():
+                stop_at = j + requests
+            if stop_at is not None and j >= stop_at:
+                break
             m = methods[(i + j) % len(methods)]
+            j += 1
             started = time.perf_counter()
             for _attempt in range(4):
                 status, data, retry_after = post(url, {"question": QUESTIONS[m], "method": m}, token)
@@ -191,6 +210,8 @@ def load_run(url: str, methods: list[str], clients: int, requests: int, token: s
             with lock:
                 if status == 200:
                     latencies.append(time.perf_counter() - started)
+                    if answers is not None:
+                        answers.append((m, data.get("answer", "")))
                 else:
                     failures.append(f"{status} {m}: {data.get('error', data)}"[:200])
 
@@ -206,6 +227,46 @@ def load_run(url: str, methods: list[str], clients: int, requests: int, token: s
             "answers_per_s": round(len(latencies) / wall, 1), "failures": failures[:10]}
 
 
+def answers_now(url: str, methods: list[str], token: str) -> dict[str, str]:
+    out = {}
+    for m in methods:
+        status, data, _ = post(url, {"question": QUESTIONS[m], "method": m}, token)
+        if status != 200:
+            sys.exit(f"{m}: HTTP {status}: {data}")
+        out[m] = data.get("answer", "")
+    return out
+
+
+def rebuild_under_load(url: str, index: Path, docs: Path, methods: list[str], clients: int,
+                       requests: int, token: str, log: Path) -> dict:
+    """A load run while DOCS are built into the served index: which build each answer
+    came from."""
+    old = answers_now(url, methods, token)
+    done = threading.Event()
+    build: dict = {}
+
+    def run_build() -> None:
+        t = time.perf_counter()
+        with log.open("w") as f:
+            r = subprocess.run([str(EXE), "build", str(docs), "--index", str(index)],
+                               stdout=f, stderr=subprocess.STDOUT)
+        build.update(rc=r.returncode, seconds=round(time.perf_counter() - t, 1))
+        done.set()
+
+    got: list[tuple[str, str]] = []
+    builder = threading.Thread(target=run_build)
+    builder.start()
+    load = load_run(url, methods, clients, requests, token, until=done, answers=got)
+    builder.join()
+    if build["rc"] != 0:
+        sys.exit(f"the rebuild failed (rc {build['rc']}):\n{log.read_text()[-2000:]}")
+    new = answers_now(url, methods, token)
+    seen = Counter("old" if a == old[m] else "new" if a == new[m] else "neither"
+                   for m, a in got)
+    return {"build_seconds": build["seconds"], "load": load, "answers_from": dict(seen),
+            "methods_whose_answer_changed": [m for m in methods if old[m] != new[m]]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("index", type=Path, nargs="?", help="the index (needed without --url, and "
@@ -218,18 +279,27 @@ def main() -> None:
     ap.add_argument("--oneshot-runs", type=int, default=10)
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--requests", type=int, default=5)
+    ap.add_argument("--rebuild", type=Path, default=None, metavar="DOCS",
+                    help="rebuild a copy of INDEX from DOCS during a second load run")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.url and not args.index:
         ap.error("give INDEX (a server is started on it) or --url")
+    if args.rebuild and (args.url or not args.index):
+        ap.error("--rebuild needs INDEX and starts its own server on a copy of it")
     methods = args.methods.split(",")
     token = os.environ.get(args.token_env, "") if args.url else ""
 
     proc, url, pid = None, args.url, args.pid
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_serve.{os.getpid()}.log"
+    scratch = TemporaryDirectory(prefix="bench_serve.")
+    served = args.index
+    if args.rebuild:
+        served = Path(scratch.name) / "index"
+        shutil.copytree(args.index, served)
     if not url:
         t = time.perf_counter()
-        proc, url = start_server(args.index, log)
+        proc, url = start_server(served, log)
         pid = proc.pid
         print(f"server {url} (pid {pid}) answering in {time.perf_counter() - t:.1f} s; log {log}",
               file=sys.stderr)
@@ -240,11 +310,16 @@ def main() -> None:
         report["rss_mb_after_warm_up"] = rss.current_mb()
         report["load"] = load_run(url, methods, args.clients, args.requests, token)
         report["rss_mb_after_load"] = rss.current_mb()
+        if args.rebuild:
+            report["rebuild"] = rebuild_under_load(
+                url, served, args.rebuild, methods, args.clients, args.requests, token,
+                log.with_suffix(".build.log"))
         report["peak_rss_mb"] = rss.peak_mb()
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(timeout=30)
+        scratch.cleanup()
     if args.index and args.oneshot_runs:
         report["one_shot"] = one_shot(args.index, methods, args.oneshot_runs)
 
@@ -264,6 +339,15 @@ def main() -> None:
           f"({ld['answers_per_s']} answers/s)")
     for f in ld["failures"]:
         print(f"  failed: {f}")
+    if "rebuild" in report:
+        rb, ld = report["rebuild"], report["rebuild"]["load"]
+        print(f"rebuild under load: build {rb['build_seconds']} s; {ld['answered']} answered, "
+              f"{ld['failed']} failed; statuses {ld['statuses']}; answers from the old build "
+              f"{rb['answers_from'].get('old', 0)}, the new {rb['answers_from'].get('new', 0)}, "
+              f"neither {rb['answers_from'].get('neither', 0)}; answer changed by the "
+              f"rebuild: {', '.join(rb['methods_whose_answer_changed']) or 'none'}")
+        for f in ld["failures"]:
+            print(f"  failed: {f}")
     print(f"server RSS: {report['rss_mb_after_warm_up']} MB warm, {report['rss_mb_after_load']} MB "
           f"after the load run, peak {report['peak_rss_mb']} MB")
 

@@ -222,6 +222,49 @@ def test_the_log_names_requests_not_questions_and_holds_no_traceback(server):
     assert "chief engineer" not in log and "Mara Quill" not in log
 
 
+def test_a_rebuild_under_load_answers_from_the_old_build_or_the_new(e2e, tmp_path):
+    """Clients keep asking while the served index is rebuilt without the document that
+    answers them: every reply is a 200 and is the old build's answer or the new one's."""
+    import threading
+
+    index, docs = tmp_path / "index", tmp_path / "docs"
+    shutil.copytree(e2e["index"], index)
+    shutil.copytree(e2e["docs"], docs)
+    (docs / "01_water_trust.md").unlink()
+    proc, url = start(index, tmp_path / "serve.log")
+    asks = [{"question": QUESTION, "method": "basic"},
+            {"question": "What are the main themes of these documents?", "method": "global"}]
+    try:
+        old = [http(url + "/query", a)[2]["answer"] for a in asks]
+        done, replies = threading.Event(), []
+
+        def ask_until_built(k: int) -> None:
+            more = 3
+            while more:
+                more -= done.is_set()
+                a = asks[k % 2]
+                status, _, data = http(url + "/query", a)
+                replies.append((asks.index(a), status, data.get("answer")))
+                k += 1
+
+        clients = [threading.Thread(target=ask_until_built, args=(k,)) for k in range(4)]
+        for c in clients:
+            c.start()
+        build = subprocess.run([str(EXE), "build", str(docs), "--index", str(index)],
+                               capture_output=True, text=True)
+        done.set()
+        for c in clients:
+            c.join()
+        assert build.returncode == 0, build.stderr[-3000:]
+        new = [http(url + "/query", a)[2]["answer"] for a in asks]
+    finally:
+        stop(proc)
+    assert new[0] != old[0] and "Water Trust" in old[0]  # the rebuild changed the answer
+    assert {status for _, status, _ in replies} == {200}
+    assert all(answer in (old[k], new[k]) for k, _, answer in replies)
+    assert len(replies) >= 4 * 3 and any(answer == new[k] for k, _, answer in replies)
+
+
 def test_another_address_needs_a_token(e2e, tmp_path):
     """Not loopback: no token of 16 characters or more in GRAPHRAG_LOCAL_TOKEN, no server;
     with one, every request must carry it (a copy of the index, so that the shared one's
