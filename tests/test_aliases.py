@@ -146,3 +146,32 @@ def test_a_russian_word_that_only_starts_the_sentence_is_not_part_of_the_name():
     assert clean_name("Беспокойство Савельич", stats) == "Савельич"
     assert clean_name("Вера Павловна", stats) == "Вера Павловна"
     assert clean_name("Белогорская крепость", stats) == "Белогорская крепость"
+
+
+def test_french_and_german_titles_are_titles():
+    """'M.' (Monsieur) and 'Fräulein' are titles: 'M. Phileas Fogg' is Phileas Fogg, so
+    'Fogg' fits one full name and joins it; 'Effi' joins 'Effi Briest', while 'Fräulein
+    Effi' (a woman's title) goes only to a full name written with it."""
+    r = resolved([rec("Phileas Fogg", n=3), rec("M. Phileas Fogg"), rec("Fogg", n=4),
+                  rec("Mr Fogg", n=2)])
+    assert set(r.rename.values()) == {"Phileas Fogg"}
+    r = resolved([rec("Effi Briest", n=2), rec("Effi", n=5), rec("Fräulein Effi")])
+    assert r.rename["effi"] == "Effi Briest"
+    assert r.rename["fräulein effi"] == "Fräulein Effi"
+
+
+def test_japanese_given_names_join_the_full_name_and_a_shared_surname_does_not():
+    """Japanese writes '竹内数馬' (Takeuchi Kazuma) with no space: the dictionary's surname and
+    given-name tags split it, so '数馬' joins it; '阿部' fits two men of the Abe family and
+    stays its own, and '阿部一族' (the Abe clan: surname + common noun) is not a person."""
+    text = ("竹内数馬は忠利の近習であった。数馬は若かった。高見権右衛門が来た。権右衛門は笑った。"
+            "阿部権兵衛と阿部弥一右衛門は兄弟である。阿部一族は屋敷に籠った。阿部は強い。")
+    records = [rec("竹内数馬", n=2), rec("数馬", n=5), rec("高見権右衛門"), rec("権右衛門", n=3),
+               rec("阿部権兵衛"), rec("阿部弥一右衛門"), rec("阿部", n=4),
+               rec("阿部一族", "ORGANIZATION")]
+    r = resolve_records(records, {"c1": "d1"}, word_stats([text]))
+    assert r.rename["数馬"] == "竹内数馬"
+    assert r.rename["権右衛門"] == "高見権右衛門"
+    assert r.rename["阿部"] == "阿部"
+    assert r.rename["阿部一族"] == "阿部一族"
+    assert r.aliases["竹内数馬"] == {"数馬": 5}

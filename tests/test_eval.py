@@ -312,3 +312,16 @@ def test_mention_clustering_scores_merges_and_lists_the_wrong_ones():
     p, r, _ = s.bcubed
     assert p == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1) / 4) and r == 1.0
     assert sorted(map(sorted, s.row()["wrong_merges"])) == [["ann", "bob lee"], ["ann lee", "bob lee"]]
+
+
+def test_a_gold_set_without_coreference_does_not_score_mention_clustering():
+    """An NER set lists '長岡半太郎' and '半太郎' (one man) as two names: joining them is
+    right, and the gold cannot say so, so clustering is not scored (None, printed as such)."""
+    gold = GoldDoc(0, "t", "text", (frozenset({"長岡半太郎"}), frozenset({"半太郎"})),
+                   ("PER", "PER"), coreference=False)
+    s = Score()
+    s.add(gold, [], clusters=[{"長岡半太郎", "半太郎"}])
+    row = s.row()
+    assert row["correct"] == 1 and row["gold_found"] == 2
+    assert row["clustering_b3_f1"] is None and row["merged_pairs"] is None
+    assert row["wrong_merges"] == []

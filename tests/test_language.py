@@ -101,6 +101,17 @@ def test_japanese_compound_names_and_latin_names_in_cjk_text():
     assert types["日本航空"] == "ORGANIZATION" and types["東京都千代田区"] == "LOCATION"
 
 
+def test_japanese_names_are_not_glued_to_the_words_around_them():
+    """'そのとき忠利が' is "then Tadatoshi": 'とき' (when) is no part of the name; nor is the
+    request after '長十郎' or the plural 'ら' after '土方歳三'; '柄本又七郎' keeps its '郎'."""
+    from graphrag_local.language.names import cjk_candidates
+
+    text = "そのとき忠利が言った。長十郎お願いがございます。土方歳三らが来た。柄本又七郎が来た。"
+    sure, doubtful = cjk_candidates(text, "ja")
+    assert {"忠利", "長十郎", "土方歳三", "柄本又七郎"} <= set(sure), sure
+    assert not {"とき忠利", "長十郎お願い", "土方歳三ら"} & set(sure + doubtful)
+
+
 def test_german_runs_are_cut_at_common_nouns_but_keep_titles_and_adjectives():
     from graphrag_local.language.german import is_common_noun, name_pieces
 

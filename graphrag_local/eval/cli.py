@@ -125,7 +125,13 @@ def eval_extraction(
         f"{r['docs']} documents ({r['language']}): entities P {r['precision']:.3f} R {r['recall']:.3f} "
         f"F1 {r['f1']:.3f}; type accuracy {r['type_accuracy']:.3f} ({r['typed_entities']} "
         f"PER/ORG/LOC entities); relationships P {r['rel_precision']:.3f} "
-        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed\n"
+        f"R {r['rel_recall']:.3f}; {r['seconds_per_doc']} s/doc; {r['failures']} failed"
+    )
+    if r["clustering_b3_f1"] is None:
+        out.print("mention clustering: not scored (this gold set does not group a name's "
+                  "mentions under one entity)")
+        return
+    out.print(
         f"mention clustering (B-cubed over the gold mention names predicted): "
         f"P {r['clustering_b3_precision']:.3f} R {r['clustering_b3_recall']:.3f} "
         f"F1 {r['clustering_b3_f1']:.3f}; {r['merged_pairs']} merged name pairs, "

@@ -37,6 +37,9 @@ class GoldDoc:
     types: tuple[str, ...]  # the type of each gold entity (its first mention's)
     pairs: frozenset[frozenset[int]] = frozenset()  # gold entity pairs with a relation
     language: str = "en"  # ISO 639-1; the chunk's, as a build would detect it
+    # whether the gold groups a name's mentions under one entity (Re-DocRED's vertexSet);
+    # NER sets list each distinct name alone, so joining two of them is not scored
+    coreference: bool = True
 
 
 def detokenise(tokens: list[str]) -> str:
@@ -149,6 +152,7 @@ class Score:
     rel_found: int = 0  # gold related pairs some predicted relationship names
     failures: int = 0  # documents whose extraction failed or crashed
     # mention clustering: B-cubed over the predicted names that are gold mention names
+    coreference_docs: int = 0  # documents whose gold groups mentions
     cluster_names: int = 0
     cluster_precision: float = 0.0  # summed over names
     cluster_recall: float = 0.0
@@ -190,6 +194,20 @@ class Score:
             self.merged_right += sum(entity_of[a] == entity_of[b] for a, b in pairs)
             self.wrong_merges += [(a, b) for a, b in pairs if entity_of[a] != entity_of[b]]
 
+    def _clustering_result(self) -> dict:
+        """Mention clustering's figures; None where no document's gold groups mentions."""
+        scored = self.coreference_docs > 0
+        b3 = self.bcubed
+        return {
+            "clustering_b3_precision": round(b3[0], 4) if scored else None,
+            "clustering_b3_recall": round(b3[1], 4) if scored else None,
+            "clustering_b3_f1": round(b3[2], 4) if scored else None,
+            "merged_pairs": self.merged_pairs if scored else None,
+            "merge_precision": (round(self.merged_right / self.merged_pairs, 4)
+                                if self.merged_pairs else None),
+            "wrong_merges": [list(p) for p in self.wrong_merges],
+        }
+
     @property
     def bcubed(self) -> tuple[float, float, float]:
         if not self.cluster_names:
@@ -216,7 +234,9 @@ class Score:
         self.correct += sum(bool(g & all_gold) for g in groups)
         self.gold += len(gold.entities)
         hits = [bool(e & every) for e in gold.entities]
-        self._clustering(gold, groups)
+        if gold.coreference:
+            self.coreference_docs += 1
+            self._clustering(gold, groups)
         self.found += sum(hits)
         for hit, t in zip(hits, gold.types):
             if t in typed:
@@ -283,13 +303,7 @@ class Score:
             "gold": self.gold,
             "rel_precision": round(self.rel_precision, 4),
             "rel_recall": round(self.rel_recall, 4),
-            "clustering_b3_precision": round(self.bcubed[0], 4),
-            "clustering_b3_recall": round(self.bcubed[1], 4),
-            "clustering_b3_f1": round(self.bcubed[2], 4),
-            "merged_pairs": self.merged_pairs,
-            "merge_precision": (round(self.merged_right / self.merged_pairs, 4)
-                                if self.merged_pairs else None),
-            "wrong_merges": [list(p) for p in self.wrong_merges],
+            **self._clustering_result(),
             "rel_predicted": self.rel_predicted,
             "rel_gold": self.rel_gold,
             "failures": self.failures,

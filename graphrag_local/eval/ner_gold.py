@@ -127,7 +127,7 @@ def gold_docs(sentences: list[Sentence], title: str,
                     entities.setdefault(key, GOLD_TYPES.get(type_, type_))
         docs.append(GoldDoc(index, f"{title} {index + 1}", _join(s.text for s in group),
                             tuple(frozenset((k,)) for k in entities),
-                            tuple(entities.values()), language=language))
+                            tuple(entities.values()), language=language, coreference=False))
     return docs
 
 

@@ -123,11 +123,12 @@ def _extraction_section(data: dict | list, run: Path, base: Path) -> list[str]:
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         merge = r.get("merge_precision")
+        b3 = r.get("clustering_b3_f1")
         parts.append(
             f"| {r.get('method', 'standard')} | {r.get('content', 'abstractive')} "
             f"| {'yes' if r.get('aliases') else 'no'} "
             f"| {r['docs']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} "
-            f"| {r.get('type_accuracy', 0):.3f} | {r.get('clustering_b3_f1', 0):.3f} "
+            f"| {r.get('type_accuracy', 0):.3f} | {'–' if b3 is None else f'{b3:.3f}'} "
             f"| {'–' if merge is None else f'{merge:.3f}'} | {r['rel_precision']:.3f} "
             f"| {r['rel_recall']:.3f} | {r['entities_per_doc']} | {r['seconds_per_doc']} "
             f"| {r['failures']} |")

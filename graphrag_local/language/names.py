@@ -47,6 +47,7 @@ ZH_NAME_ENDS = ZH_ORG_ENDS | frozenset("乡 县 市 省 州 区 镇 村 堂 寺 
 # ("但" + "未庄" -> "但未庄"): stripped from the front of a three-character-or-longer name
 ZH_GLUED = frozenset("但在和与是的了到从向把被给对也都就又还便却说叫让")
 _LATIN_NAME = re.compile(r"(?<![A-Za-z])[A-Z][A-Za-z0-9&'.-]*(?: [A-Z][A-Za-z0-9&'.-]*)*")
+_HIRAGANA = re.compile(r"[\u3041-\u309f]")
 _NICKNAME = re.compile(r"[阿小老][A-Za-zＡ-Ｚａ-ｚ]")
 
 
@@ -101,6 +102,20 @@ def _japanese_compounds(text: str):
     def flush():
         proper = [w for w in run if w.feature.pos2 == "固有名詞"]
         if proper:
+            # a common noun in kana or of time before the name is no part of it ("とき" +
+            # "忠利", "when Tadatoshi"); after a person's name, neither is a prefixed or
+            # kana word ("長十郎" + "お" + "願い", "Chōjūrō's request"; "土方歳三" + "ら",
+            # "Hijikata and others"), nor a kana suffix after any name
+            while run[0].feature.pos2 != "固有名詞" and (
+                    run[0].feature.pos3 == "副詞可能" or _HIRAGANA.search(run[0].surface)):
+                run.pop(0)
+            person = proper[0].feature.pos3 == "人名"
+            last = max(i for i, w in enumerate(run) if w.feature.pos2 == "固有名詞")
+            for i in range(last + 1, len(run)):
+                f, kana = run[i].feature, _HIRAGANA.search(run[i].surface)
+                if (person and (f.pos1 == "接頭辞" or kana)) or (kana and f.pos1 == "接尾辞"):
+                    del run[i:]
+                    break
             while run and run[-1].feature.pos1 == "接頭辞":
                 run.pop()
             kind = proper[0].feature.pos3 or ""
@@ -120,6 +135,19 @@ def _japanese_compounds(text: str):
         else:
             yield from flush()
     yield from flush()
+
+
+def ja_person_words(name: str) -> tuple[str, str] | None:
+    """(surname, given name) of a Japanese name the dictionary reads as a surname followed
+    by a given name ("竹内数馬" -> ("竹内", "数馬"), "高見権右衛門"); None for anything else
+    ("阿部一族", the Abe clan: a surname and a common noun)."""
+    words = list(ja_tagger()(name))
+    if len(words) < 2 or any(not w.surface for w in words):
+        return None
+    first, second = words[0].feature, words[1].feature
+    if (first.pos3, first.pos4) != ("人名", "姓") or (second.pos3, second.pos4) != ("人名", "名"):
+        return None
+    return words[0].surface, name[len(words[0].surface):]
 
 
 def _chinese(text: str) -> dict[str, bool]:

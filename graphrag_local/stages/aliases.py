@@ -35,6 +35,9 @@ Also: the same core with compatible titles is one entity ("Master Peter Cratchit
 "Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
 acronym of a full name in the same document is that name; an organisation's name
 without its last word ("Halvard Shipping" of "Halvard Shipping Company") is that name.
+Japanese writes names without a space: a name the dictionary reads as a surname and a
+given name ("竹内数馬") is those two words here, when the corpus mostly reads that surname
+as one (MeCab also takes '平生', "usually", for a surname), so "数馬" joins "竹内数馬".
 The canonical name is the longest full form, the one written most often.
 Otherwise types must agree (a person is never an alias of a place); an entity's type is
 then the majority of its records' types."""
@@ -47,18 +50,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..language.german import is_common_noun
-from ..language.names import counted
+from ..language.names import counted, ja_person_words
+from ..language.scripts import HAN, ja_tagger
 from .ground import normalise
 
 HONORIFICS = frozenset(
-    "mr mrs ms miss mister master sir dame lady lord madam madame mme mlle monsieur herr "
-    "frau fraulein señor senor señora senora don dona signor signora dr doctor prof "
-    "professor rev reverend fr father mother brother sister uncle aunt cousin old young "
+    "mr mrs ms miss mister master sir dame lady lord madam madame mme mlle monsieur m mm "
+    "messieurs herr frau fraulein fräulein prinz prinzessin señor senor señora senora don "
+    "dona signor signora dr doctor prof professor rev reverend fr father mother brother "
+    "sister uncle aunt cousin old young "
     "little poor dear saint st king queen prince princess president general colonel "
     "captain major lieutenant sergeant judge bishop".split()
 )
-FEMALE = frozenset("mrs ms miss dame lady madam madame mme mlle frau fraulein señora senora "
-                   "dona signora mother sister aunt queen princess".split())
+FEMALE = frozenset("mrs ms miss dame lady madam madame mme mlle frau fraulein fräulein "
+                   "prinzessin señora senora dona signora mother sister aunt queen "
+                   "princess".split())
 ORG_HEADS = frozenset("company co corporation corp inc ltd llc plc group trust society "
                       "association foundation institute council committee".split())
 CONNECTORS = frozenset("of the and for de del da van von der du la le & y".split())
@@ -86,6 +92,7 @@ class WordStats:
     languages: set = field(default_factory=set)  # of the texts counted
     lower_lemmas: Counter = field(default_factory=Counter)  # Russian: lemmas written lower
     chinese: str = ""  # the Chinese texts joined, for the classifier rule (`language/names.py`)
+    ja_surnames: frozenset = frozenset()  # Japanese: words read as a surname in most contexts
 
 
 def word_stats(texts) -> WordStats:
@@ -93,11 +100,14 @@ def word_stats(texts) -> WordStats:
 
     stats = WordStats()
     chinese: list[str] = []
+    japanese: list[str] = []
     for text in texts:
         language = detect_language(text)
         stats.languages.add(language)
         if language == "zh":
             chinese.append(text)
+        if language == "ja":
+            japanese.append(text)
         last = 0
         start = True
         for m in _WORD.finditer(text):
@@ -117,7 +127,22 @@ def word_stats(texts) -> WordStats:
             start = False
             last = m.end()
     stats.chinese = "\n".join(chinese)
+    stats.ja_surnames = surnames(japanese)
     return stats
+
+
+def surnames(texts: list[str]) -> frozenset:
+    """Words the dictionary reads as a surname in most of the places the texts write them
+    (MeCab also reads '平生', "usually", as one before a given name: '平生忠利')."""
+    tagger = ja_tagger(required=False) if texts else None
+    if tagger is None:
+        return frozenset()
+    read, as_surname = Counter(), Counter()
+    for text in texts:
+        for w in tagger(text):
+            read[w.surface] += 1
+            as_surname[w.surface] += w.feature.pos4 == "姓"
+    return frozenset(w for w, n in as_surname.items() if n * 2 > read[w])
 
 
 def _key(word: str) -> str:
@@ -177,9 +202,16 @@ class Name:
         return min(self.surface, key=lambda s: (-self.surface[s], s))
 
 
-def core(key: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(title words, the rest) of a normalised name."""
+def core(key: str, ja_surnames: frozenset = frozenset()) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(title words, the rest) of a normalised name. Japanese writes a name with no space
+    and the surname first: a name the dictionary reads as surname + given name, with a
+    surname of `ja_surnames`, is the two words in the order the rules below read ("数馬",
+    "竹内"), so that its last word is the surname."""
     words = key.split()
+    if ja_surnames and len(words) == 1 and HAN.search(key):
+        parts = ja_person_words(key)
+        if parts and parts[0] in ja_surnames:
+            words = [parts[1], parts[0]]
     if len(words) > 1 and words[-1] == "s":  # a possessive, "scrooge s"
         words = words[:-1]
     titles = []
@@ -199,7 +231,7 @@ def _initials(tokens: tuple[str, ...]) -> str:
 def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str, str]:
     """key -> the key of its canonical name (itself for a canonical name)."""
     stats = stats or WordStats()
-    cores = {k: core(k) for k in names}
+    cores = {k: core(k, stats.ja_surnames) for k in names}
     parent = {k: k for k in names}
 
     def find(k: str) -> str:
@@ -287,7 +319,8 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     return {k: find(k) for k in names}
 
 
-def canonical_names(names: dict[str, Name], roots: dict[str, str]) -> dict[str, str]:
+def canonical_names(names: dict[str, Name], roots: dict[str, str],
+                    ja_surnames: frozenset = frozenset()) -> dict[str, str]:
     """key -> the name its entity is shown by: the longest full form (most words after
     titles), untitled before titled, the most mentioned, then alphabetical."""
     groups: dict[str, list[str]] = {}
@@ -295,7 +328,8 @@ def canonical_names(names: dict[str, Name], roots: dict[str, str]) -> dict[str, 
         groups.setdefault(r, []).append(k)
     out = {}
     for members in groups.values():
-        best = min(members, key=lambda k: (-len(core(k)[1]), len(core(k)[0]),
+        cores = {k: core(k, ja_surnames) for k in members}
+        best = min(members, key=lambda k: (-len(cores[k][1]), len(cores[k][0]),
                                            -names[k].mentions, k))
         spelled = names[best].spelled
         for k in members:
@@ -331,7 +365,7 @@ def resolve_records(entities, doc_of: dict[str, str], stats: WordStats) -> Resol
         n.docs.add(doc_of.get(e.chunk_id, e.chunk_id))
         n.mentions += count
     roots = resolve(names, stats)
-    shown = canonical_names(names, roots)
+    shown = canonical_names(names, roots, stats.ja_surnames)
     rename: dict[str, str | None] = {}
     aliases: dict[str, Counter] = {}
     for e in entities:
