@@ -110,3 +110,18 @@ def test_a_name_glued_across_a_sentence_end_is_no_entity():
     entities, _ = entity_records([("Roger de Coverley Then", "PERSON"), ("Fezziwig", "PERSON")],
                                  sentences, "c1")
     assert [e.name for e in entities] == ["Fezziwig"] and entities[0].spans
+
+
+def test_a_latin_name_inside_japanese_text_is_named_there():
+    """Japanese and Chinese put no space around a Latin name ('IBMと協議'): it is still
+    that sentence's mention, so the entity keeps its source; in spaced text a name is still
+    whole words only ('art' is not in 'start')."""
+    from graphrag_local.stages.ground import contains
+    from graphrag_local.stages.mentions import names_in
+
+    assert contains(normalise("ゲイリーは午後にIBMと協議した。"), "ibm")
+    assert names_in("ゲイリーは午後にIBMと協議した。BMW JAPANの車。", ["IBM", "BMW JAPAN", "BMW"]) == [
+        "IBM", "BMW JAPAN"]
+    assert not contains(normalise("Start the engine."), "art")
+    assert names_in("Mara Quill met Tobias Renn.", ["Quill", "Mara Quill", "Renn"]) == [
+        "Mara Quill", "Renn"]

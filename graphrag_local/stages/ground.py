@@ -14,6 +14,7 @@ from ..language.scripts import UNSPACED, script_language
 from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_EDGE = re.compile(r" |" + UNSPACED.pattern)  # what a spaced-script word may touch
 
 
 def normalise(name: str) -> str:
@@ -41,11 +42,24 @@ def occurs(name: str, normalised_text: str) -> bool:
 def contains(normalised_text: str, key: str) -> bool:
     """Normalised `key` is in `normalised_text`: as whole words, or, for a key in an
     unspaced script, as a substring."""
-    if not key:
-        return False
+    return bool(key) and find_key(normalised_text, key) != -1
+
+
+def find_key(normalised_text: str, key: str, start: int = 0) -> int:
+    """Where normalised `key` first occurs in `normalised_text` from `start`, -1 if nowhere:
+    anywhere for a key in an unspaced script; else as whole words, between spaces, the
+    text's ends or characters of an unspaced script ("ibm" in "ibmと協議": Latin names
+    inside Japanese or Chinese text have no spaces around them)."""
     if UNSPACED.search(key):
-        return key in normalised_text
-    return f" {key} " in f" {normalised_text} "
+        return normalised_text.find(key, start)
+    at = normalised_text.find(key, start)
+    while at != -1:
+        end = at + len(key)
+        if (at == 0 or _EDGE.match(normalised_text, at - 1)) and (
+                end == len(normalised_text) or _EDGE.match(normalised_text, end)):
+            return at
+        at = normalised_text.find(key, at + 1)
+    return -1
 
 
 def ground(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..language.scripts import UNSPACED
 from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence, Source
 from ..sentences import is_statement, squash
-from .ground import candidate_names, name_language, normalise
+from .ground import candidate_names, find_key, name_language, normalise
 
 Span = tuple[int, int]
 
@@ -18,22 +18,22 @@ Span = tuple[int, int]
 def names_in(text: str, names: list[str]) -> list[str]:
     """The names `text` mentions, in order of first mention; a name inside a longer
     mentioned name does not count."""
-    padded = f" {normalise(text)} "
+    normalised = normalise(text)
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for name in sorted(dict.fromkeys(names), key=lambda n: (-len(normalise(n)), n)):
         key = normalise(name)
         if not key:
             continue
-        key = key if UNSPACED.search(key) else f" {key} "  # unspaced: inside the text
-        at = padded.find(key)
+        at = find_key(normalised, key)  # whole words; inside unspaced text
+        edge = 0 if UNSPACED.search(key) else 1  # a word's span holds the spaces around it
         while at != -1:
-            span = (at, at + len(key))
+            span = (at - edge, at + len(key) + edge)
             if not any(a < span[1] and span[0] < b for a, b in taken):
                 taken.append(span)
                 found.append((at, name))
                 break
-            at = padded.find(key, at + 1)
+            at = find_key(normalised, key, at + 1)
     return [n for _, n in sorted(found)]
 
 
