@@ -403,10 +403,12 @@ def entity_text(e: Entity) -> str:
 def embed(b: Build) -> None:
     """Vectors for chunks, sentences, entities and reports. Cached by (embedder, text): a
     rerun or an update embeds only new text, and loads no embedder when nothing is new.
-    Batches are fixed slices of the build's whole list of texts, and a batch is embedded
-    when any of its texts is new: the embedder's vectors differ in the last bits with the
-    batch a text is padded with, so fixed batches make a resumed build's vectors equal to
-    an uninterrupted build's."""
+    Batches are fixed slices of the build's whole list of texts, shortest first, and a
+    batch is embedded when any of its texts is new: the embedder's vectors differ in the
+    last bits with the batch a text is padded with, so fixed batches make a resumed build's
+    vectors equal to an uninterrupted build's. Shortest first: a batch is padded to its
+    longest text, and texts of like length waste little (A Christmas Carol's first 8,000
+    tokens, 485 texts: 10.8 s in the tables' order, 5.5 s by length)."""
     groups = {  # a text per row of each table (a report that failed gets a zero vector)
         "chunks": [c.text for c in b.chunks],
         "sentences": [squash(s.text) for s in b.sentences],
@@ -418,7 +420,8 @@ def embed(b: Build) -> None:
     def key(text: str) -> str:
         return embedding_key(EMBEDDER_NAME, text)
 
-    texts = list(dict.fromkeys(t for items in groups.values() for t in items if t is not None))
+    texts = sorted(set(t for items in groups.values() for t in items if t is not None),
+                   key=lambda t: (len(t), t))
     size = max(b.settings.embed.batch_size, 1)
     batches = [texts[i : i + size] for i in range(0, len(texts), size)]
     embedder = None

@@ -86,6 +86,22 @@ def test_rerun_makes_no_llm_call_and_gives_identical_tables(corpus, tmp_path):
     assert tables(tmp_path / "idx") == first
 
 
+def test_texts_are_embedded_shortest_first(corpus, tmp_path):
+    """A batch is padded to its longest text: like lengths together waste least."""
+    calls = []
+
+    class Recording(HashEmbedder):
+        def embed(self, texts):
+            calls.append([len(t) for t in texts])
+            return super().embed(texts)
+
+    b = make_build(corpus, tmp_path / "idx", FakeChatModel(default=scripted))
+    b.get_embedder = Recording
+    run_build(b)
+    lengths = [n for batch in calls for n in batch]
+    assert len(calls) > 1 and lengths == sorted(lengths)
+
+
 def test_two_fresh_builds_are_identical(corpus, tmp_path):
     run_build(make_build(corpus, tmp_path / "a", FakeChatModel(default=scripted)))
     run_build(make_build(corpus, tmp_path / "b", FakeChatModel(default=scripted)))
