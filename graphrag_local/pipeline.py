@@ -402,13 +402,10 @@ def entity_text(e: Entity) -> str:
 
 def embed(b: Build) -> None:
     """Vectors for chunks, sentences, entities and reports. Cached by (embedder, text): a
-    rerun or an update embeds only new text, and loads no embedder when nothing is new.
-    Batches are fixed slices of the build's whole list of texts, shortest first, and a
-    batch is embedded when any of its texts is new: the embedder's vectors differ in the
-    last bits with the batch a text is padded with, so fixed batches make a resumed build's
-    vectors equal to an uninterrupted build's. Shortest first: a batch is padded to its
-    longest text, and texts of like length waste little (A Christmas Carol's first 8,000
-    tokens, 485 texts: 10.8 s in the tables' order, 5.5 s by length)."""
+    rerun, a resumed build or an update embeds only new text, and loads no embedder when
+    nothing is new. A text's vector does not depend on the texts embedded with it (the
+    embedder pads none), so a resumed or synced index equals a fresh build's. New texts go
+    shortest first, so that texts of one length meet in one part."""
     groups = {  # a text per row of each table (a report that failed gets a zero vector)
         "chunks": [c.text for c in b.chunks],
         "sentences": [squash(s.text) for s in b.sentences],
@@ -420,17 +417,15 @@ def embed(b: Build) -> None:
     def key(text: str) -> str:
         return embedding_key(EMBEDDER_NAME, text)
 
-    texts = sorted(set(t for items in groups.values() for t in items if t is not None),
-                   key=lambda t: (len(t), t))
-    size = max(b.settings.embed.batch_size, 1)
-    batches = [texts[i : i + size] for i in range(0, len(texts), size)]
-    embedder = None
-    for i, part in enumerate(batches, 1):
-        if any(key(t) not in cache for t in part):
-            embedder = b.get_embedder() if embedder is None else embedder
-            cache.put_many([key(t) for t in part], embedder.embed(part))
-        b.progress("embed", i, len(batches))
-    b.progress("embed", len(batches), len(batches))
+    texts = {t for items in groups.values() for t in items if t is not None}
+    new = sorted((t for t in texts if key(t) not in cache), key=lambda t: (len(t), t))
+    size = max(b.settings.embed.batch_size, 1) * 16  # texts per part: committed, reported
+    parts = [new[i : i + size] for i in range(0, len(new), size)]
+    embedder = b.get_embedder() if parts else None
+    for i, part in enumerate(parts, 1):
+        cache.put_many([key(t) for t in part], embedder.embed(part))
+        b.progress("embed", i, len(parts))
+    b.progress("embed", len(parts), len(parts))
     b.embedder_dim = cache.dim
     b.vectors = {table: cache.matrix([key(t) if t is not None else "" for t in items],
                                      b.embedder_dim)

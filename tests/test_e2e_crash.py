@@ -31,8 +31,9 @@ BUILD = ("import json, sys; from pathlib import Path; from graphrag_local import
          "print(json.dumps(api.build(Path(sys.argv[1]), Path(sys.argv[2]), "
          "config=Path(sys.argv[3]))))")
 # two chunks in flight: the first group (2 chunks) is saved, then the kill; the third
-# chunk is the resumed build's
-CONFIG = "[extract]\nin_flight = 2\n"
+# chunk is the resumed build's. Embedding commits 16 batches at a time: batches of 2
+# texts make several parts of these three documents, so "embed:1" is mid-stage
+CONFIG = "[extract]\nin_flight = 2\n[embed]\nbatch_size = 2\n"
 
 
 def start_build(docs: Path, index: Path, kill_at: str = "") -> subprocess.Popen:

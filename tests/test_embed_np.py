@@ -65,6 +65,20 @@ def test_a_question_alone_equals_it_in_a_batch(both):
         assert float(alone @ theirs.embed([SENTENCES[i]])[0]) >= 0.9999
 
 
+def test_the_build_embedder_pads_nothing_so_company_does_not_move_a_vector(both):
+    """Padding to a longer text in the batch moves a vector's last bits (~6e-8): the build
+    embedder batches texts of one length only, so a text's vector is the same alone, with
+    any others, and in any order (a resumed or synced index equals a fresh build's)."""
+    _, theirs = both
+    text = SENTENCES[0]
+    alone = theirs.embed([text])[0]
+    longer = "The River Aldren reaches the sea at Aldren Harbour, where the mud of the " \
+             "Millbrook Flood made the harbour shallower than it had been in living memory."
+    mixed = theirs.embed([longer, *SENTENCES[3:], text, "A cat."])
+    assert np.array_equal(mixed[-2], alone)
+    assert np.array_equal(theirs.embed(SENTENCES)[0], alone)
+
+
 def test_same_name_and_size_as_the_index_embedder(both):
     ours, theirs = both
     assert ours.name == theirs.name == EMBEDDER_NAME and ours.dim == theirs.dim

@@ -99,7 +99,15 @@ def test_texts_are_embedded_shortest_first(corpus, tmp_path):
     b.get_embedder = Recording
     run_build(b)
     lengths = [n for batch in calls for n in batch]
-    assert len(calls) > 1 and lengths == sorted(lengths)
+    assert len(lengths) > 50 and lengths == sorted(lengths)
+    # a new document: only its texts (and what changed with it) are embedded
+    (corpus / "zz_new.md").write_text("Ilse Marten opened the Harbour Museum in Millbrook.\n",
+                                      encoding="utf-8")
+    calls.clear()
+    again = make_build(corpus, tmp_path / "idx", FakeChatModel(default=scripted))
+    again.get_embedder = Recording
+    run_build(again)
+    assert 0 < sum(map(len, calls)) < len(lengths) / 2
 
 
 def test_two_fresh_builds_are_identical(corpus, tmp_path):

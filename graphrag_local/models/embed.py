@@ -19,7 +19,8 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """A float32 matrix, a unit-length row per text."""
+        """A float32 matrix, a unit-length row per text, each the same whatever texts it
+        is embedded with (builds cache vectors by text)."""
         ...
 
 
@@ -54,10 +55,22 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """A batch holds texts of one length in tokens, so none is padded: a text's vector
+        is the one it has alone, whatever it is embedded with (padding moves the last bits:
+        6e-8), and a batch does no work on padding."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True,
-            show_progress_bar=False, convert_to_numpy=True,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+            return out
+        model = self._model
+        ids = model.tokenizer(list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]
+        by_length: dict[int, list[int]] = {}
+        for i, row in enumerate(ids):
+            by_length.setdefault(len(row), []).append(i)
+        for rows in by_length.values():
+            for start in range(0, len(rows), self.batch_size):
+                part = rows[start : start + self.batch_size]
+                out[part] = model.encode(
+                    [texts[i] for i in part], batch_size=len(part), normalize_embeddings=True,
+                    show_progress_bar=False, convert_to_numpy=True,
+                )
+        return out
