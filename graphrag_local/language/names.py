@@ -137,12 +137,14 @@ def _japanese_compounds(text: str):
     yield from flush()
 
 
+@lru_cache(maxsize=65536)
 def ja_person_words(name: str) -> tuple[str, str] | None:
     """(surname, given name) of a Japanese name the dictionary reads as a surname followed
     by a given name ("竹内数馬" -> ("竹内", "数馬"), "高見権右衛門"); None for anything else
-    ("阿部一族", the Abe clan: a surname and a common noun)."""
+    ("阿部一族", the Abe clan: a surname and a common noun). Cached: alias resolution asks
+    for every name more than once."""
     words = list(ja_tagger()(name))
-    if len(words) < 2 or any(not w.surface for w in words):
+    if len(words) < 2:
         return None
     first, second = words[0].feature, words[1].feature
     if (first.pos3, first.pos4) != ("人名", "姓") or (second.pos3, second.pos4) != ("人名", "名"):
