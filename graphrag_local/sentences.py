@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .language.scripts import CJK
+
 MAX_CHARS = 320
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] ))")
@@ -119,13 +121,24 @@ def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
 _OPENING_QUOTES = "'\"‘“«„"
 
 
+def word_count(text: str) -> int:
+    """Words in `text`: split at spaces, or, in Chinese and Japanese text, which has no
+    spaces, the segmenter's words (`language.tokens`), so that a Japanese sentence is not
+    one word."""
+    if not CJK.search(text):
+        return len(text.split())
+    from .language.tokens import tokens
+
+    return len(tokens(text))
+
+
 def standalone(text: str, long: int = 45) -> float:
     """How well a sentence stands alone as a statement about its subject, 0 to 1: a
     question, a quoted utterance (dialogue speaks for a character, not for the text) and
     a fragment of a few words stand less well than a plain statement of 8 to `long`
     words."""
     text = text.strip()
-    n = len(text.split())
+    n = word_count(text)
     score = 1.0
     if text.rstrip("'\"’”»)").endswith("?"):
         score -= 0.5

@@ -132,3 +132,15 @@ def test_japanese_without_the_extra_fails_with_the_install_line(monkeypatch):
     with pytest.raises(ConfigError, match=r"graphrag-local\[ja\]"):
         scripts.ja_tagger()
     assert scripts.ja_tagger(required=False) is None
+
+
+def test_words_of_chinese_and_japanese_sentences_are_counted_by_the_segmenter():
+    """Global and ts answers keep sentences of four words or more and count an answer's
+    words: a Chinese or Japanese sentence has no spaces, and counted by them it was one
+    word, so every one was dropped and those answers said "nothing relevant"."""
+    from graphrag_local.sentences import word_count
+
+    assert word_count("竹内数馬が討死をしたことは、このときわかった。") >= 8
+    assert word_count("阿Q在未庄里做短工。") >= 4
+    assert word_count("Lena Castell has directed the festival since 2019.") == 8
+    assert word_count("tight-fisted, and old") == 3  # English: split at spaces, as before

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sentences import near_duplicate, standalone
+from ..sentences import near_duplicate, standalone, word_count
 from .common import Citation
 from .evidence import SentenceIndex
 
@@ -177,7 +177,7 @@ def choose_themes(
     max_words: int,
     focus: float | None = None,
     margin: float = PEAK_MARGIN,
-    heading_words: Callable[[Group], int] = lambda g: len(g.title.split()),
+    heading_words: Callable[[Group], int] = lambda g: word_count(g.title),
 ) -> Selection:
     """Themes for the answer, best first, with their sentences (`margin`: the question's
     `peak_margin`)."""
@@ -228,7 +228,7 @@ def choose_themes(
         best = max(pool, key=lambda i: (gain(i), -i))
         pool.remove(best)
         s, row = scored[best], firsts[best]
-        cost = heading_words(s.group) + len(sentences.text(row).split())
+        cost = heading_words(s.group) + word_count(sentences.text(row))
         if words + cost > max_words and themes:
             break
         words += cost
@@ -241,7 +241,7 @@ def choose_themes(
             more = pick(i, after=theme.rows[0])
             if more is None:
                 continue
-            cost = len(sentences.text(more).split())
+            cost = word_count(sentences.text(more))
             if words + cost <= max_words:
                 words += cost
                 take(theme, more)
@@ -260,7 +260,7 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
-        if len(text.split()) < 4:
+        if word_count(text) < 4:
             continue
         quality = standalone(text, long=30)  # a theme line should be short
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
