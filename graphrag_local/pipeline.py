@@ -70,7 +70,7 @@ from .stages.communities import Cluster, build_graph, hierarchical_leiden
 from .stages.describe import Evidence
 from .stages.ground import normalise
 from .stages.load import load_documents
-from .stages.mentions import find_mentions, names_by_sentence, neighbour_relations
+from .stages.mentions import find_mentions, names_by_sentence, neighbour_relations, spread_names
 from .stages.merge import (
     entity_id,
     merge_entities,
@@ -271,8 +271,11 @@ def summarize_elements(b: Build) -> None:
     """Merge the chunks' records into entities and relationships, and describe each:
     extractively (its sentences, ranked) when extraction kept sentences, else with the
     model's summary of its descriptions."""
-    ent_records = [e for r in b.extractions for e in r.entities]
-    rel_records = [x for r in b.extractions for x in r.relationships]
+    extractions = b.extractions
+    if b.recipe.mode.verbatim_only or b.recipe.method == "fast":  # records hold sentences
+        extractions = spread_names(extractions, b.chunks, b.sentences)
+    ent_records = [e for r in extractions for e in r.entities]
+    rel_records = [x for r in extractions for x in r.relationships]
     # one entity, one node: names cleaned, aliases resolved (`stages/aliases.py`)
     resolved = resolve_records(ent_records, {c.id: c.document_id for c in b.chunks},
                                word_stats(d.text for d in b.documents))

@@ -6,6 +6,7 @@ import pytest
 
 from graphrag_local.language.detect import detect_language
 from graphrag_local.language.scripts import script_language
+from graphrag_local.schema import Chunk
 from graphrag_local.sentences import split_sentences
 from graphrag_local.stages.aliases import clean_name, nominative, word_stats
 from graphrag_local.stages.ground import candidate_names, normalise, occurs
@@ -144,3 +145,47 @@ def test_words_of_chinese_and_japanese_sentences_are_counted_by_the_segmenter():
     assert word_count("阿Q在未庄里做短工。") >= 4
     assert word_count("Lena Castell has directed the festival since 2019.") == 8
     assert word_count("tight-fisted, and old") == 3  # English: split at spaces, as before
+
+
+def test_a_chinese_name_is_an_entity_wherever_its_document_writes_it():
+    """jieba reads a word by its context: 未庄 (the village of 阿Q正传) was a candidate in 2 of
+    the 28 chunks that write it. A name one chunk of a Chinese document yields is an
+    entity of every chunk of that document that writes it outside a longer name; other
+    documents, English and Japanese chunks are left as they are."""
+    from graphrag_local.schema import ChunkExtraction, Document
+    from graphrag_local.stages.chunk import chunk_sentences
+    from graphrag_local.stages.mentions import entity_records, spread_names
+
+    texts = {"a": ["阿Q住在未庄的土谷祠里，赵太爷不许他姓赵。", "他回到未庄，看见王胡和太爷在墙根下。", "赵太爷在未庄的家里大声地骂了阿Q一顿。"],
+             "b": ["未庄是一个村子。"], "e": ["Weizhuang is a village.", " Ah Q lives in Weizhuang."],
+             "j": ["忠利は江戸にいた。", "忠利が死んだ。"]}
+    docs, chunks = [], []
+    for d, parts in texts.items():
+        lang = {"e": "en", "j": "ja"}.get(d, "zh")
+        docs.append(Document(d, d, d, "".join(parts), "utf-8", language=lang))
+        at = 0
+        for i, t in enumerate(parts):
+            chunks.append(Chunk(f"{d}{i}", d, d, i, 0, 0, len(t), t, at, at + len(t), language=lang))
+            at += len(t)
+    sentences = chunk_sentences(docs, chunks)
+
+    def extraction(cid, typed):
+        ents, rels = entity_records(typed, [s for s in sentences if s.chunk_id == cid], cid)
+        return ChunkExtraction(cid, cid, "ok", "", tuple(ents), tuple(rels))
+
+    given = [extraction("a0", [("未庄", "LOCATION"), ("土谷祠", "LOCATION"), ("赵太爷", "PERSON")]),
+             extraction("a1", [("王胡", "PERSON"), ("太爷", "PERSON")]), extraction("a2", []),
+             extraction("b0", []), extraction("e0", [("Weizhuang", "LOCATION")]),
+             extraction("e1", []), extraction("j0", [("忠利", "PERSON")]), extraction("j1", [])]
+    out = {r.chunk_id: r for r in spread_names(given, chunks, sentences)}
+    assert {(e.name, e.type) for e in out["a1"].entities} == {
+        ("王胡", "PERSON"), ("太爷", "PERSON"), ("未庄", "LOCATION")}
+    assert {frozenset((r.source, r.target)) for r in out["a1"].relationships} == {
+        frozenset(p) for p in (("王胡", "未庄"), ("太爷", "未庄"), ("王胡", "太爷"))}
+    assert all(e.spans for e in out["a1"].entities)
+    assert out["a0"] == given[0]  # nothing new there
+    # 太爷 is written in a2 only inside 赵太爷, a longer name of the document
+    assert {e.name for e in out["a2"].entities} == {"赵太爷", "未庄"}
+    assert out["b0"].entities == ()  # another document's names are not this one's
+    assert out["e1"].entities == ()  # English: capitals mark names in every chunk alike
+    assert out["j1"].entities == ()  # Japanese: MeCab reads a name alike in every chunk
