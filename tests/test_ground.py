@@ -65,13 +65,14 @@ def test_grounding_off_keeps_structural_checks():
 def test_candidate_names_are_proper_noun_spans_in_order():
     text = (
         "Mara Quill leads the Aldren Water Trust. Farmers in Kessel Marsh met Tobias Renn. "
-        "The Bank of England lent money. Then Mara Quill's team left in March 2023."
+        "The Bank of England lent money. Then Mara Quill's team left in March 2023. "
+        "Bob was paid on Saturdays and rested on a Sunday."
     )
     names = candidate_names(text)
     assert names[:2] == ("Mara Quill", "Aldren Water Trust")
     assert "Kessel Marsh" in names and "Tobias Renn" in names
     assert "Bank of England" in names and "England" not in names
-    for junk in ("Farmers", "Then", "The", "March 2023", "Mara Quill's"):
+    for junk in ("Farmers", "Then", "The", "March 2023", "Mara Quill's", "Saturdays", "Sunday"):
         assert junk not in names
 
 

@@ -278,7 +278,7 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 _DATE_LIKE = re.compile(
     r"^((January|February|March|April|May|June|July|August|September|October|November|"
-    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)( \d{1,4})*|[\d.,-]+)$"
+    r"December|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?)( \d{1,4})*|[\d.,-]+)$"
 )
 
 
