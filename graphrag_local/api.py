@@ -154,13 +154,15 @@ def dry_run(
         calls, seconds = 0, 0.0
     elif recipe.content == "extractive":
         # one choice per candidate span, in its sentence (about 30 new tokens each), and the
-        # gleaning check and round where a chunk has doubtful spans
+        # gleaning round (and its check, where the preset asks it) where a chunk has
+        # doubtful spans
         sentences = chunk_sentences(docs, chunks)
         spans = sum(len(candidate_names(c.text, language=c.language))
                     + len(doubtful_names(c.text, language=c.language)) for c in todo)
         todo_ids = {c.id for c in todo}
         sentence_tokens = sum(len(enc.encode(s.text)) for s in sentences if s.chunk_id in todo_ids)
-        calls = len(todo) * (2 + settings.extract.max_gleanings)
+        gleans = min(1, settings.extract.max_gleanings) * (1 + p.glean_check)  # check, typing
+        calls = len(todo) * (1 + gleans)
         seconds = (sentence_tokens + 30 * spans) / p.prompt_tok_s + spans * 0.02
     else:
         prompt_overhead = len(enc.encode(prompts.texts["extract_entities"]))

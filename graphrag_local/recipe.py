@@ -80,5 +80,6 @@ def make_recipe(settings: Settings, preset: Preset) -> Recipe:
             entity_types=e.entity_types, max_gleanings=e.max_gleanings,
             not_entity_bias=e.not_entity_bias,
             doubtful_not_entity_bias=e.doubtful_not_entity_bias,
+            glean_check=preset.glean_check,
         ),
     )

@@ -127,9 +127,10 @@ def test_kv_cache_is_reused_and_tokens_are_accounted(e2e):
     typing = [c for c in e2e["calls"] if c["purpose"] == "type"]
     assert typing and sum(c["reused_tokens"] for c in typing) > sum(
         c["prompt_tokens"] - c["reused_tokens"] for c in typing)  # the few-shot prefix is reused
-    checks = [c for c in e2e["calls"] if c["purpose"] == "glean_check"]
-    # YES or NO is one token, read off the prompt's last logits: nothing is decoded
-    assert checks and all(c["completion_tokens"] == 0 and c["prompt_tokens"] > 0 for c in checks)
+    # the embedded preset answers the gleaning YES/NO at chance and skips it (models.toml):
+    # the doubtful spans are typed straight away, after the sure ones
+    assert not [c for c in e2e["calls"] if c["purpose"] == "glean_check"]
+    assert [c for c in e2e["calls"] if c["purpose"] == "glean"]
     assert s["tokens_out"] <= sum(c["completion_tokens"] for c in e2e["calls"])
 
 

@@ -142,6 +142,24 @@ def test_typing_asks_in_the_names_sentence_and_drops_no_entity():
     assert all(r.description in chunk.text for r in x.relationships)
 
 
+def test_without_the_gleaning_check_the_doubtful_spans_are_typed_straight_away():
+    """A preset whose model answers the gleaning YES/NO at chance (the embedded ones) skips
+    it: the doubtful spans ("Farmers") are typed, each with its not-an-entity choice."""
+    _, chunk, sentences = doc_and_chunk()
+    types = {"Mara Quill": "PERSON", "Farmers": ""}
+    asked = FakeChatModel(chooser=chooser(types))
+    x = classify_chunk(asked, load_prompts(), chunk, sentences,
+                       ClassifyOptions(TYPES, 1, -1.5, 1.0, glean_check=False), "k")
+    purposes = [a["purpose"] for a in asked.asked]
+    assert "glean_check" not in purposes and "glean" in purposes
+    assert x.gleanings == 1 and "Farmers" not in {e.name for e in x.entities}
+    assert any("Here, Farmers is a" in a["prompt"] for a in asked.asked if a["purpose"] == "glean")
+    no_glean = FakeChatModel(chooser=chooser(types))
+    classify_chunk(no_glean, load_prompts(), chunk, sentences,
+                   ClassifyOptions(TYPES, 0, -1.5, 1.0, glean_check=False), "k")
+    assert {a["purpose"] for a in no_glean.asked} == {"type"}  # max_gleanings = 0: none
+
+
 def test_a_name_is_not_typed_by_its_own_inner_words_and_its_head_is_favoured():
     _, chunk, sentences = doc_and_chunk()
     model = FakeChatModel()

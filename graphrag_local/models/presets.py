@@ -31,6 +31,9 @@ class Preset:
     chat_format: str = "auto"
     names: str = "free"  # extraction names: "spans" (tiny models) or "free"
     content: str = "abstractive"  # "extractive" for tiny models: they choose, never write
+    # extractive gleaning: ask the YES/NO before typing the doubtful spans; false for a
+    # model measured at chance on it (its typing of each span then decides alone)
+    glean_check: bool = True
     parallel: int = 0  # requests decoded together (sequences in one context); 0 = auto
     n_gpu_layers: int = -1
     temperature: float = 0.0

@@ -10,8 +10,10 @@ documents, type accuracy 0.89 against 0.46 for the same model labelling a list.
 Gleaning: when the chunk has doubtful spans (pieces of longer names, one-word spans seen
 only at a sentence start), the model answers YES or NO to whether some of them are
 names; on YES they are typed the same way (a not-an-entity choice is likelier for
-them). Relationships link the entities named in one sentence, described by it. Nothing
-here writes text: every description is a sentence of the chunk."""
+them). A preset whose model answers that YES/NO at chance skips it (`glean_check`): the
+typing of each doubtful span, with its not-an-entity choice, decides alone.
+Relationships link the entities named in one sentence, described by it. Nothing here
+writes text: every description is a sentence of the chunk."""
 
 from __future__ import annotations
 
@@ -181,6 +183,9 @@ class ClassifyOptions:
     max_gleanings: int
     not_entity_bias: float
     doubtful_not_entity_bias: float
+    # ask the model the gleaning round's YES/NO; False types the doubtful spans straight
+    # away, each typing having its own not-an-entity choice (`Preset.glean_check`)
+    glean_check: bool = True
 
 
 def classify_chunk(
@@ -210,10 +215,12 @@ def classify_chunks(
     typed = [[(n, t) for n, t in zip(ns, ts) if t] for ns, ts in zip(sure, types)]
     decisions = [{n: t or "NONE" for n, t in zip(ns, ts)} for ns, ts in zip(sure, types)]
     doubtful = [doubtful_names(c.text, language=c.language) for c, _, _ in items]
-    asked = [j for j, d in enumerate(doubtful) if opts.max_gleanings and d]
-    answers = model.choose([glean_prompt(prompts, [n for n, _ in typed[j]], doubtful[j], items[j][1])
-                            for j in asked], (" YES", " NO"), purpose="glean_check") if asked else []
-    glean = [j for j, a in zip(asked, answers) if a == 0]
+    glean = [j for j, d in enumerate(doubtful) if opts.max_gleanings and d]
+    if opts.glean_check and glean:
+        answers = model.choose([glean_prompt(prompts, [n for n, _ in typed[j]], doubtful[j],
+                                             items[j][1]) for j in glean],
+                               (" YES", " NO"), purpose="glean_check")
+        glean = [j for j, a in zip(glean, answers) if a == 0]
     more = type_names_many(model, prompts, [(doubtful[j], items[j][0].text, items[j][1])
                                             for j in glean],
                            opts.entity_types, opts.doubtful_not_entity_bias, "glean") if glean else []
