@@ -124,6 +124,19 @@ def test_acronyms_organisation_heads_and_types():
     assert r.rename["spirit"] == "Spirit"  # "Evil" is no given name
 
 
+def test_dotted_acronyms_and_an_organisations_head_word_alone_join_it():
+    r = resolved([rec("United States", "LOCATION"), rec("U.S", "LOCATION"),
+                  rec("Project Gutenberg Literary Archive Foundation", "ORGANIZATION"),
+                  rec("Foundation", "ORGANIZATION", n=5),
+                  rec("Aldren Water Trust", "ORGANIZATION"), rec("Greywater Land Trust", "ORGANIZATION"),
+                  rec("Trust", "ORGANIZATION"), rec("Council", "ORGANIZATION", chunk="c2"),
+                  rec("Port Aldren Town Council", "ORGANIZATION")])
+    assert r.rename["u s"] == "United States"
+    assert r.rename["foundation"] == "Project Gutenberg Literary Archive Foundation"
+    assert r.rename["trust"] == "Trust"  # two trusts: it stays apart
+    assert r.rename["council"] == "Council"  # the only council is in another document
+
+
 def test_renamed_records_lose_self_loops_and_names_that_are_no_names():
     ents = [rec("Ebenezer Scrooge"), rec("Scrooge"), rec("Have I"), rec("Bob Cratchit")]
     rels = [RelationshipRecord("Scrooge", "Ebenezer Scrooge", "s", 1, "c1"),

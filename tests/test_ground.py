@@ -100,6 +100,22 @@ def test_headings_and_contents_lines_are_not_mined_for_names_and_titles_stay_wit
         "THE ADVE", "CONTENTS", "I.  A Sc", "Marley's"]
 
 
+def test_a_name_wrapped_over_two_lines_is_one_name_and_short_lines_still_end_names():
+    # plain-text books and mail are wrapped at a fixed width: "Project Gutenberg Literary"
+    # and "Archive Foundation" were two entities of A Christmas Carol, and their pieces more
+    text = ("To learn more about the donations to the Project Gutenberg Literary\n"
+            "Archive Foundation and how your efforts can help, see the website of\n"
+            "Mara Quill.\n\n"
+            " I. Marley's Ghost\n"
+            " Bob Cratchit\n"
+            "Tiny Tim\n")
+    names = candidate_names(text) + doubtful_names(text)
+    assert "Project Gutenberg Literary Archive Foundation" in names
+    assert not {"Project Gutenberg Literary", "Archive Foundation"} & set(names)
+    assert {"Mara Quill", "Ghost", "Bob Cratchit", "Tiny Tim"} <= set(names)  # short lines
+    assert not [n for n in names if "Ghost Bob" in n or "Cratchit Tiny" in n]
+
+
 def test_a_name_glued_across_a_sentence_end_is_no_entity():
     from graphrag_local.schema import Sentence
     from graphrag_local.sentences import split_sentences

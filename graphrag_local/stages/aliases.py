@@ -33,8 +33,10 @@ is, when some of its mentions were typed as a person and exactly one full name f
   entity.
 Also: the same core with compatible titles is one entity ("Master Peter Cratchit",
 "Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
-acronym of a full name in the same document is that name; an organisation's name
-without its last word ("Halvard Shipping" of "Halvard Shipping Company") is that name.
+acronym of a full name in the same document is that name ("AWT", "U.S."); an
+organisation's name without its last word ("Halvard Shipping" of "Halvard Shipping
+Company") is that name, and so is its last word alone ("the Trust", "the Foundation")
+when exactly one organisation of its documents ends with it.
 Japanese writes names without a space: a name the dictionary reads as a surname and a
 given name ("竹内数馬") is those two words here, when the corpus mostly reads that surname
 as one (MeCab also takes '平生', "usually", for a surname), so "数馬" joins "竹内数馬".
@@ -271,8 +273,9 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
             union(k[:-1], k)
         spelled = n.spelled
         if spelled.isupper() and 2 <= len(spelled) <= 6 and " " not in spelled:
+            letters = k.replace(" ", "")  # "U.S." is "u s"
             fits = [f for f in full if names[f].docs & n.docs
-                    and _initials(cores[f][1]) == k and len(cores[f][1]) >= 2]
+                    and _initials(cores[f][1]) == letters and len(cores[f][1]) >= 2]
             if len({find(f) for f in fits}) == 1:
                 union(fits[0], k)
     for f in full:
@@ -281,6 +284,14 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
             short = " ".join(words[:-1])
             if short in names and names[short].type in ("ORGANIZATION", "UNKNOWN"):
                 union(f, short)
+    # an organisation's head word alone ("the Foundation", "the Trust") is the one
+    # organisation of its documents whose name ends with it
+    for k, (_titles, words) in cores.items():
+        if len(words) == 1 and words[0] in ORG_HEADS and names[k].types["ORGANIZATION"]:
+            heads = {find(f) for f in full if names[f].type == "ORGANIZATION"
+                     and cores[f][1][-1] == words[0] and names[f].docs & names[k].docs}
+            if len(heads) == 1:
+                union(heads.pop(), k)
     # a one-word core: the one person's full name whose surname or given name it is
     def common(word: str) -> bool:  # "Evil" of "Evil Spirit" is no given name
         return stats.lower[word] > 0 and stats.lower[word] >= stats.upper_mid[word]

@@ -208,6 +208,23 @@ def heading_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# a line at least this long that ends with no punctuation, in text with one line break
+# between its lines, is a paragraph wrapped at a fixed width (plain-text books, mail,
+# filings), so the break is a space: "the Project Gutenberg Literary\nArchive Foundation"
+WRAPPED_LINE = 50
+
+
+def _soft_wrap(text: str, gap: str, start: int) -> bool:
+    """Whether `gap` (the text between two words, the second at `start`) is a line
+    break inside a wrapped paragraph: one newline, only spaces around it, after a line
+    of WRAPPED_LINE characters or more. Short lines (contents, verse, addresses) and
+    blank lines still end a name."""
+    if gap.count("\n") != 1 or gap.strip(" \t\n"):
+        return False
+    end = start - len(gap) + gap.index("\n")
+    return end - (text.rfind("\n", 0, end) + 1) >= WRAPPED_LINE
+
+
 def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     skip = heading_lines(text)
     starts = [a for a, _ in skip]
@@ -246,7 +263,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     for i, (word, start) in enumerate(words):
         clean = _strip_trailing(word)
         gap = text[words[i - 1][1] + len(words[i - 1][0]) : start] if i else ""
-        if run and (any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap):
+        if run and (any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap) and not (
+                _soft_wrap(text, gap, start)):
             flush()
         if clean[:1].isupper():
             if not run:
