@@ -327,6 +327,20 @@ def test_errors_while_working(monkeypatch):
         assert m.calls == []
 
 
+@pytest.mark.fast
+def test_a_server_of_a_packaged_model_keeps_what_was_measured_for_it(tmp_path, monkeypatch):
+    # SmolLM2 answers the gleaning YES/NO at chance, served or in process; a model we
+    # know nothing about is asked, as the paper's method does
+    from graphrag_local import api
+    from graphrag_local.models.presets import get_preset
+
+    monkeypatch.setenv("GRAPHRAG_LOCAL_HOME", str(tmp_path))
+    api.add_server_model("tiny", "http://127.0.0.1:9", "smollm2-135m", content="extractive")
+    api.add_server_model("big", "http://127.0.0.1:9", "qwen2.5-7b")
+    assert get_preset("tiny").glean_check is False and get_preset("tiny").source == "server"
+    assert get_preset("big").glean_check is True
+
+
 def test_complete_many_keeps_input_order_across_urls():
     def routes(tag: str) -> dict:
         def answer(body):
