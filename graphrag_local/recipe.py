@@ -23,7 +23,8 @@ from .stages.extract import ExtractOptions
 
 # the version of the extraction code: part of every extraction's key, so that an index
 # built before a change to candidate names or typing is extracted again, not reused
-EXTRACTION_VERSION = 3  # 3: names in Chinese and Japanese, sentences in every script
+EXTRACTION_VERSION = 4  # 3: names in Chinese and Japanese, sentences in every script;
+# 4: a name wrapped over two lines is one name
 
 
 @dataclass(frozen=True)
