@@ -364,8 +364,8 @@ def add_user_server(name: str, url: str, model: str, *, api: str, n_ctx: int,
     # a server of a packaged preset's model ("--model smollm2-135m") keeps what was
     # measured for that model: the tiny models answer the gleaning YES/NO at chance
     packaged = _read_toml(resources.models_toml()).get("presets", {}).get(model, {})
-    if packaged.get("glean_check") is False:
-        fields["glean_check"] = False
+    if "glean_check" in packaged:
+        fields["glean_check"] = packaged["glean_check"]
     data.setdefault("presets", {})[name] = fields
     user_file.parent.mkdir(parents=True, exist_ok=True)
     user_file.write_text(_dump(data), encoding="utf-8")

@@ -263,8 +263,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     for i, (word, start) in enumerate(words):
         clean = _strip_trailing(word)
         gap = text[words[i - 1][1] + len(words[i - 1][0]) : start] if i else ""
-        if run and (any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap) and not (
-                _soft_wrap(text, gap, start)):
+        breaks = any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap
+        if run and breaks and not _soft_wrap(text, gap, start):
             flush()
         if clean[:1].isupper():
             if not run:

@@ -161,7 +161,8 @@ def spread_names(extractions: list[ChunkExtraction], chunks: list[Chunk],
     it does not know by its context and misses a name in some places: 未庄 (Weizhuang, the
     village of 阿Q正传) is written in 28 of its 56 chunks and was a candidate in 2. So a
     name that a chunk of a Chinese document yielded is also an entity of every other chunk
-    of that document that writes it other than inside a longer name of the document, with
+    of that document that writes it other than inside a longer name of the document
+    (`names_in`), with
     the type the document gives it most often, and that chunk's entities and
     co-occurrences are found again with it (`entity_records`). Japanese is left alone:
     MeCab's dictionary reads names alike in every chunk, and spreading there only added
@@ -184,18 +185,6 @@ def spread_names(extractions: list[ChunkExtraction], chunks: list[Chunk],
         for (name, type_), _n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             best.setdefault(name, type_)
         typed_in[doc] = best
-    holders: dict[tuple[str, str], list[str]] = {}  # (document, name) -> longer names holding it
-
-    def outside_longer(doc: str, text: str, name: str) -> bool:
-        if name not in text:
-            return False
-        if (doc, name) not in holders:
-            holders[doc, name] = sorted((m for m in typed_in[doc] if name in m and m != name),
-                                        key=len, reverse=True)
-        for longer in holders[doc, name]:
-            text = text.replace(longer, "\0")
-        return name in text
-
     out = []
     for r in extractions:
         c = chinese.get(r.chunk_id)
@@ -203,8 +192,8 @@ def spread_names(extractions: list[ChunkExtraction], chunks: list[Chunk],
             out.append(r)
             continue
         have = {e.name for e in r.entities}
-        more = [(n, t) for n, t in typed_in.get(c.document_id, {}).items()
-                if n not in have and outside_longer(c.document_id, c.text, n)]
+        doc_types = typed_in.get(c.document_id, {})
+        more = [(n, doc_types[n]) for n in names_in(c.text, list(doc_types)) if n not in have]
         if not more:
             out.append(r)
             continue
