@@ -406,9 +406,10 @@ def entity_text(e: Entity) -> str:
 def embed(b: Build) -> None:
     """Vectors for chunks, sentences, entities and reports. Cached by (embedder, text): a
     rerun, a resumed build or an update embeds only new text, and loads no embedder when
-    nothing is new. A text's vector does not depend on the texts embedded with it (the
-    embedder pads none), so a resumed or synced index equals a fresh build's. New texts go
-    shortest first, so that texts of one length meet in one part."""
+    nothing is new. A text's vector depends on the texts embedded with it only in its last
+    bits (the embedder pads none; VECTOR_TOLERANCE), so a resumed or synced index equals a
+    fresh build's in every field, vectors within that. New texts go shortest first, so
+    that texts of one length meet in one part."""
     groups = {  # a text per row of each table (a report that failed gets a zero vector)
         "chunks": [c.text for c in b.chunks],
         "sentences": [squash(s.text) for s in b.sentences],

@@ -34,10 +34,11 @@ from .schema import (
     report_from_row,
 )
 from .search.common import IndexData, Report, SearchResult
-from .search.evidence import SentenceIndex
+from .search.evidence import SentenceIndex, settled
 from .settings import Settings
 from .store import Store, describe_marker, running_build
 
+TIE_MARGIN = 8  # rows read past the k asked for, to settle a tie at the cut
 
 def open_index(index_dir: Path) -> tuple[Store, dict]:
     """The store and manifest of the last finished build, or a clear error. The store
@@ -207,17 +208,23 @@ class Session:
         return self._sentences
 
     def nearest(self, table: str, vector, k: int, columns: list[str]) -> list[dict]:
-        return self.store.nearest(table, vector, k, columns)
+        """The `k` rows of `table` nearest `vector`, best first; rows whose nearness ties at
+        SCORE_DECIMALS go in the order of their `columns` (an id, a name), so the ranking
+        is the same on every CPU (a row's score moves in its last bits from one to the
+        next). A few rows past `k` are read so that a tie at the cut is settled too."""
+        found = self.store.nearest(table, vector, k + TIE_MARGIN if k > 0 else 0, columns)
+        found.sort(key=lambda r: (-settled(r["similarity"]), [str(r[c]) for c in columns]))
+        return found[:k]
 
     def entity_hits(self, vector, k: int) -> list[tuple[Entity, float]]:
-        found = self.store.nearest("entities", vector, k, ["name"])
+        found = self.nearest("entities", vector, k, ["name"])
         return [(self.data.entities[r["name"]], r["similarity"]) for r in found
                 if r["name"] in self.data.entities]
 
     def primer(self, vector) -> list[Report]:
         """DRIFT's primer: the community reports nearest the question."""
         by_id = {r.id: r for r in self.data.reports}
-        found = self.store.nearest("community_reports", vector,
+        found = self.nearest("community_reports", vector,
                                    self.settings.query.drift_top_reports * 2, ["id", "status"])
         return [by_id[r["id"]] for r in found if r["id"] in by_id][
             : self.settings.query.drift_top_reports]

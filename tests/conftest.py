@@ -12,6 +12,29 @@ from graphrag_local.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "corpus"
+# The kernel path a second build runs on where a test compares its vectors with another
+# build's (issue 29): one thread, and MKL's and oneDNN's AVX2 code instead of AVX-512
+# where the CPU has it. Vectors move in their last bits with these as they do between CPU
+# families, so a comparison that demands the last bits fails on every machine, not only
+# on another CPU family. Numpy (OpenBLAS) and llama.cpp (its own thread count) ignore them.
+KERNEL_VARIANT = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                  "MKL_ENABLE_INSTRUCTIONS": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"}
+
+
+def assert_tables_agree(ours: list[dict], theirs: list[dict], table: str) -> None:
+    """The guarantee of a resumed or synced index against a fresh build: the same rows in
+    the same order, every field equal, vectors within VECTOR_TOLERANCE in each component."""
+    from graphrag_local.models.embed import VECTOR_TOLERANCE
+
+    assert len(ours) == len(theirs), table
+    for a, b in zip(ours, theirs):
+        va, vb = a.get("vector"), b.get("vector")
+        assert {**a, "vector": None} == {**b, "vector": None}, table
+        if va is None or vb is None:
+            assert va is vb, table
+            continue
+        gap = max((abs(x - y) for x, y in zip(va, vb)), default=0.0)
+        assert len(va) == len(vb) and gap <= VECTOR_TOLERANCE, (table, a.get("id") or a.get("name"), gap)
 
 
 def pytest_collection_modifyitems(items):

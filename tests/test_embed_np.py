@@ -14,7 +14,7 @@ import pytest
 
 from graphrag_local import api
 from graphrag_local.models import embed_np
-from graphrag_local.models.embed import EMBEDDER_NAME
+from graphrag_local.models.embed import EMBEDDER_NAME, VECTOR_TOLERANCE
 
 pytestmark = pytest.mark.e2e
 
@@ -65,18 +65,19 @@ def test_a_question_alone_equals_it_in_a_batch(both):
         assert float(alone @ theirs.embed([SENTENCES[i]])[0]) >= 0.9999
 
 
-def test_the_build_embedder_pads_nothing_so_company_does_not_move_a_vector(both):
-    """Padding to a longer text in the batch moves a vector's last bits (~6e-8): the build
-    embedder batches texts of one length only, so a text's vector is the same alone, with
-    any others, and in any order (a resumed or synced index equals a fresh build's)."""
+def test_company_moves_a_build_vector_by_less_than_the_tolerance(both):
+    """The build embedder pads nothing (padding to a longer text moved a vector by ~6e-8)
+    and batches texts of one length; the batch's size still moves the last bits on some
+    CPUs (1.4e-7 on an Intel Xeon with AVX-512, 0 on AMD EPYC), so a text's vector alone,
+    with any others and in any order is the same to within VECTOR_TOLERANCE."""
     _, theirs = both
     text = SENTENCES[0]
     alone = theirs.embed([text])[0]
     longer = "The River Aldren reaches the sea at Aldren Harbour, where the mud of the " \
              "Millbrook Flood made the harbour shallower than it had been in living memory."
     mixed = theirs.embed([longer, *SENTENCES[3:], text, "A cat."])
-    assert np.array_equal(mixed[-2], alone)
-    assert np.array_equal(theirs.embed(SENTENCES)[0], alone)
+    for company in (mixed[-2], theirs.embed(SENTENCES)[0], theirs.embed([text, text, text])[1]):
+        assert np.abs(company - alone).max() <= VECTOR_TOLERANCE
 
 
 def test_same_name_and_size_as_the_index_embedder(both):

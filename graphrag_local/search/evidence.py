@@ -30,6 +30,16 @@ from .lexical import BM25, fuse
 # what the embedder does see (names, numbers) for mixed-language collections.
 EMBEDDER_LANGUAGES = ("en",)
 OTHER_LANGUAGE_WEIGHT = 0.25
+# Nearness is compared at this many decimals: one sentence's nearness differs in the last
+# bits from one CPU family to another (its vector does: models/embed.VECTOR_TOLERANCE), so
+# scores that close tie, and a tie goes to the earlier row (or the smaller id): a ranking
+# is the same on every CPU.
+SCORE_DECIMALS = 5
+
+
+def settled(scores):
+    """Scores (a float or an array) rounded to SCORE_DECIMALS: what rankings compare."""
+    return np.round(scores, SCORE_DECIMALS)
 
 
 def unit(matrix: np.ndarray) -> np.ndarray:
@@ -96,12 +106,14 @@ class SentenceIndex:
         return np.asarray([i for i in dict.fromkeys(found) if i >= 0], dtype=np.int64)
 
     def similarity(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Cosine nearness of each row (all rows when `rows` is None) to `vector`."""
+        """Cosine nearness of each row (all rows when `rows` is None) to `vector`, settled
+        (`settled`: rows whose nearness differs in the last bits tie, and every ranking
+        here is a stable sort, so a tie goes to the earlier row on any CPU)."""
         q = unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
         if self._fused is not None and np.array_equal(q, self._fused[0]):  # see `asked`
             return self._fused[1] if rows is None else self._fused[1][rows]
         m = self.matrix if rows is None else self.matrix[rows]
-        return m @ q if len(m) else np.zeros(0, dtype=np.float32)
+        return settled(m @ q).astype(np.float32) if len(m) else np.zeros(0, dtype=np.float32)
 
     def centroid(self, rows: np.ndarray) -> np.ndarray:
         """The unit mean of the rows' vectors: what a set of sentences is about."""

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..sentences import near_duplicate, standalone, word_count
 from .common import Citation
-from .evidence import SentenceIndex
+from .evidence import SentenceIndex, settled
 
 # nearness of a question's best sentence at which relevance starts / fully decides
 FOCUS_LOW = 0.35
@@ -157,7 +157,7 @@ def score_groups(groups: list[Group], sentences: SentenceIndex, q: np.ndarray) -
         centroid = sentences.centroid(g.rows)
         top = np.sort(sims)[::-1][:2]
         qn = q / max(float(np.linalg.norm(q)), 1e-12)
-        relevance = 0.5 * float(centroid @ qn) + 0.5 * float(top.mean())
+        relevance = float(settled(0.5 * float(centroid @ qn) + 0.5 * float(top.mean())))
         peak = float(top[0])
         out.append(Scored(g, relevance, peak, centroid, sims))
     return out
@@ -225,7 +225,7 @@ def choose_themes(
         pool = [i for i in pool if firsts[i] is not None]
         if not pool:
             break
-        best = max(pool, key=lambda i: (gain(i), -i))
+        best = max(pool, key=lambda i: (settled(gain(i)), -i))
         pool.remove(best)
         s, row = scored[best], firsts[best]
         cost = heading_words(s.group) + word_count(sentences.text(row))
@@ -264,7 +264,7 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
             continue
         quality = standalone(text, long=30)  # a theme line should be short
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
-    return sorted(out, key=lambda x: (-x[0], x[1]))
+    return sorted(out, key=lambda x: (-settled(x[0]), x[1]))
 
 
 def _pick_sentence(ranked: list[tuple[float, int]], sentences: SentenceIndex, focus: float,
