@@ -5,12 +5,20 @@
 nearest heading ("§ Introduction") for DOCX and HTML. Any offset into the text falls in
 exactly one section, so a chunk's start offset names its page or heading.
 
+A PDF's running headers, footers and page numbers are page furniture, not text: they are
+taken off each page before the pages are put together (`furniture.strip_pages`: a line at
+the top or bottom of at least half of the pages), so citations still name the page. Pages
+are joined by a blank line, except where a page breaks off mid-sentence (its text does
+not end as a sentence does): then by one line break, so a sentence that runs on to the
+next page reads as one (`furniture.joint`).
+
 What it deliberately does not do: OCR (a PDF without a text layer is refused, with a
-message saying so), layout analysis (PDF columns, hyphenation and running headers come as
-pypdf gives them), DOCX headers, footers, footnotes, comments, text boxes, content
-controls and tracked changes, and anything on the network: HTML is parsed with the
-standard library and nothing it links to is fetched. Every failure is an
-`UnreadableDocument` whose message a user can act on; no library exception escapes.
+message saying so), layout analysis (PDF columns, hyphenation, footnotes, and furniture
+that is not a line of its own come as pypdf gives them), DOCX headers, footers,
+footnotes, comments, text boxes, content controls and tracked changes, and anything on
+the network: HTML is parsed with the standard library and nothing it links to is
+fetched. Every failure is an `UnreadableDocument` whose message a user can act on; no
+library exception escapes.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+
+from .furniture import joint, strip_pages
 
 LABEL_CHARS = 60
 MIN_CHARS_PER_PAGE = 16  # fewer visible characters than this per page on average: a scan
@@ -75,15 +85,18 @@ def clean_text(text: str) -> tuple[str, int]:
     return INVISIBLE.subn("", text.replace("\r\n", "\n").translate(LINE_BREAKS))
 
 
-def _assemble(blocks: list[tuple[str, str | None]], kind: str, title: str) -> ReadResult:
-    """Join (text, label) blocks with blank lines; a label that is not None starts a section
-    there, and sections run up to the next one so that together they tile the text."""
+def _assemble(blocks: list[tuple[str, str | None]], kind: str, title: str,
+              run_on: bool = False) -> ReadResult:
+    """Join (text, label) blocks with blank lines (with `run_on`, by `furniture.joint`: one
+    line break where a block breaks off mid-sentence); a label that is not None starts a
+    section there, and sections run up to the next one so that together they tile the text."""
     text, starts = "", []
     for block, label in blocks:
         block = clean_text(block)[0]
         if not block:
             continue
-        text += "\n\n" if text else ""
+        if text:
+            text += joint(text, block) if run_on else "\n\n"
         if label is not None or not starts:
             starts.append((len(text), label or ""))
         text += block
@@ -123,7 +136,7 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def read_pdf(path: Path) -> ReadResult:
-    """One section per page with text, labelled "p. N" (1-based)."""
+    """One section per page with text, labelled "p. N" (1-based), without page furniture."""
     from pypdf.errors import DependencyError
 
     data = _read_bytes(path)
@@ -150,7 +163,8 @@ def read_pdf(path: Path) -> ReadResult:
             f"scanned PDF without a text layer (no text on any of its {len(pages)} pages); "
             "run OCR first"
         )
-    return _assemble([(p, f"p. {n}") for n, p in enumerate(pages, 1)], "pdf", title)
+    pages = strip_pages(pages)[0]
+    return _assemble([(p, f"p. {n}") for n, p in enumerate(pages, 1)], "pdf", title, run_on=True)
 
 
 def _pdf_pages(data: bytes) -> tuple[list[str], str]:

@@ -66,3 +66,16 @@ def test_folder_with_nothing_usable_is_an_error_naming_it(tmp_path):
 def test_missing_folder(tmp_path):
     with pytest.raises(InputError, match="not found"):
         load_documents(tmp_path / "nope", EXTS, "text")
+
+
+def test_page_furniture_leaves_plain_text_but_not_csv_rows(tmp_path):
+    pages = [f"Harbour Log\n{n}\nThe {w} ship came in and it\nunloaded grain." for n, w in
+             enumerate(["first", "second", "third", "fourth"], 1)]
+    (tmp_path / "log.txt").write_text("\n".join(pages))
+    rows = "".join(f"{i},Harbour Log\n{i + 10},{n}\n" for i, n in enumerate(range(1, 5)))
+    (tmp_path / "log.csv").write_text("id,text\n" + rows)
+    docs, warnings = load_documents(tmp_path, EXTS, "text")
+    text, rows_text = docs[1].text, docs[0].text
+    assert docs[1].path == "log.txt" and "Harbour Log" not in text and "\n1\n" not in text
+    assert text.startswith("The first ship came in and it\nunloaded grain.\nThe second ship")
+    assert rows_text.count("Harbour Log") == 4  # CSV rows are records, not pages

@@ -1,4 +1,6 @@
 import io
+import re
+import textwrap
 import zipfile
 
 import docx
@@ -59,6 +61,63 @@ def test_pdf_one_section_per_page(tmp_path):
     offset = result.text.index("festival")
     assert [s.label for s in result.sections if s.start <= offset < s.end] == ["p. 3"]
     assert read_file(tmp_path / "doc.pdf") == result  # deterministic
+
+
+REPORT_HEAD = "Annual Report of the Aldren Water Trust 2023"
+PLACES = """Millbrook Harrow Fenwick Oakridge Thornbury Linden Calder Ashby Wrenfield Dunmore
+    Eastleigh Brampton Coldwater Redhill Marston Kelby Saltmarsh Underwood""".split()
+WORKS = ["wells", "pumps", "pipes", "tanks", "weirs", "sluices", "culverts"]
+PEOPLE = ["village council", "farmers", "school board", "millers", "parish"]
+REPORT = [
+    f"In {place} the trust repaired {k + 2} {WORKS[k % 7]} and the {PEOPLE[k % 5]} agreed "
+    f"to share the cost of the {WORKS[(k + 3) % 7]} with the {place} {PEOPLE[(k + 2) % 5]}."
+    for k, place in enumerate(PLACES)
+]
+
+
+def make_report_pdf(path, footer: str, lines_per_page: int = 6):
+    """A report whose pages have a running head at the top and a page number at the
+    bottom, and whose sentences run on from one page to the next."""
+    lines = textwrap.wrap(" ".join(REPORT), 70)
+    n_pages = -(-len(lines) // lines_per_page)
+    c = canvas.Canvas(str(path))
+    for n in range(1, n_pages + 1):
+        c.drawString(72, 800, REPORT_HEAD)
+        for i, line in enumerate(lines[(n - 1) * lines_per_page : n * lines_per_page]):
+            c.drawString(72, 740 - 16 * i, line)
+        c.drawString(280, 40, footer.format(n=n, of=n_pages))
+        c.showPage()
+    c.save()
+    return path
+
+
+@pytest.mark.parametrize("footer", ["Page {n} of {of}", "{n}", "- {n} -"])
+def test_pdf_running_head_and_page_numbers_are_not_text(tmp_path, footer):
+    from graphrag_local.stages.chunk import chunk_documents, chunk_sentences
+    from graphrag_local.stages.load import read_document
+    from graphrag_local.tokenizer import corpus_encoding
+
+    path = make_report_pdf(tmp_path / "report.pdf", footer)
+    doc, _ = read_document(path, "report.pdf", "text")
+    assert " ".join(doc.text.split()) == " ".join(REPORT)  # the body, all of it, and only it
+    assert [label for _, _, label in doc.sections] == [f"p. {n}" for n in range(1, 7)]
+    chunks = chunk_documents([doc], corpus_encoding(), 150, 50)  # overlap > a sentence
+    sentences = chunk_sentences([doc], chunks)
+    assert len(chunks) > 3
+    for piece in [c.text for c in chunks] + [s.text for s in sentences]:
+        assert "Annual" not in piece and "Page" not in piece
+        assert not re.search(r"(?m)^\W*\d+\W*$", piece)  # no line that is only a number
+    # every sentence whole, five of them run on across a page break
+    assert sorted({" ".join(s.text.split()) for s in sentences}) == sorted(REPORT)
+    by_id = {c.id: c for c in chunks}
+
+    def page_of(sentence):
+        chunk = by_id[sentence.chunk_id]
+        return doc.label_at(chunk.start_char + sentence.start, chunk.start_char + sentence.end)
+
+    pages = {s.text.split()[1]: page_of(s) for s in sentences}  # "In Wrenfield ..."
+    assert pages["Wrenfield"] == "p. 3"  # lines 13-18 of 36 hold it whole
+    assert pages["Millbrook"] == "p. 1" and pages["Oakridge"] == "pp. 1-2"
 
 
 def test_pdf_pages_without_text_are_skipped(tmp_path):

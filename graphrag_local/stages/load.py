@@ -9,7 +9,12 @@ folders are not followed (a link to its own parent would loop) and broken or loo
 links, pipes and devices are skipped by name; a folder that cannot be listed or a file
 that vanishes between listing and reading is a warning, not a failed build. NUL bytes
 in an otherwise-text file, control characters, bidi overrides and zero-width characters
-are removed from the text (`readers.clean_text`), with a warning saying how many."""
+are removed from the text (`readers.clean_text`), with a warning saying how many.
+
+Running headers, footers and page numbers of text that came from pages (a transcript
+saved from a PDF) are removed from plain text and Markdown before sentences, sections
+and titles are read (`furniture.py`; form feeds, where present, mark the pages). CSV
+rows are records, not pages: they are left as they are."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..furniture import MIN_PAGES, join_pages, strip_pages, strip_text
 from ..readers import READERS, UnreadableDocument, clean_text, read_file
 from ..schema import Document, content_id
 
@@ -127,15 +133,33 @@ def read_document(path: Path, rel: str, csv_text_column: str) -> tuple[Document,
     text, encoding, problem = decode(data)
     if problem:
         raise InputError(problem)
-    text, removed = clean_text(text)
     kind = TEXT_KINDS.get(suffix, "text")
+    pages, removed = [], 0
+    for page in text.split("\f"):  # pdftotext ends each page with a form feed
+        page, n = clean_text(page)
+        pages.append(page)
+        removed += n
     if kind == "csv":
-        text = _csv_text(text, csv_text_column)
+        text = _csv_text("\n".join(pages), csv_text_column)
+    else:
+        text = _without_furniture(pages)
     if not text.strip():
         raise InputError("empty")
     sections = markdown_sections(text) if kind == "markdown" else ()
     return Document(content_id(text), rel, _title(path, text), text, encoding, kind,
                     sections), removed
+
+
+def _without_furniture(pages: list[str]) -> str:
+    """The text of `pages` (one page unless form feeds parted it) without its running
+    headers, footers and page numbers (`furniture.py`): found by page where there are
+    pages enough, else by how whole lines repeat. Before sections and titles are read,
+    so their offsets hold."""
+    if len(pages) >= MIN_PAGES:
+        stripped, removed = strip_pages(pages)
+        if removed:
+            return strip_text(join_pages(stripped))[0]
+    return strip_text("\n".join(pages))[0]
 
 
 def markdown_sections(text: str) -> tuple[tuple[int, int, str], ...]:
