@@ -322,14 +322,14 @@ def list_models() -> list[dict[str, Any]]:
 
 
 def add_model(name: str, path: Path, n_ctx: int = 8192, chat_format: str = "auto") -> Path:
-    _check_model_name(name)
+    presets_mod.check_name(name)
     with _writing(presets_mod.user_models_toml()):
         return presets_mod.add_user_preset(name, path, n_ctx, chat_format)
 
 
 def add_server_model(name: str, url: str, model: str, *, api: str = "llama.cpp", n_ctx: int = 8192,
                      parallel: int = 0, api_key_env: str = "", content: str = "abstractive") -> Path:
-    _check_model_name(name)
+    presets_mod.check_name(name)
     with _writing(presets_mod.user_models_toml()):
         return presets_mod.add_user_server(name, url, model, api=api, n_ctx=n_ctx,
                                            parallel=parallel, api_key_env=api_key_env,
@@ -345,11 +345,6 @@ def _writing(target: Path):
     except OSError as exc:
         at = f" (at {exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
         raise ConfigError(f"cannot write {target}: {exc.strerror or exc}{at}") from None
-
-
-def _check_model_name(name: str) -> None:
-    if not name or any(ch in name for ch in '"[]. '):
-        raise ConfigError(f"model name '{name}' must be non-empty, without spaces, dots or quotes")
 
 
 def config_text(config: Path | None = None, model: str | None = None) -> str:

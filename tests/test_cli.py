@@ -68,6 +68,27 @@ def test_models_lists_and_registers(tmp_path):
     assert {"llama3.2-3b", "qwen2.5-7b", "llama3.1-8b"} <= {r["name"] for r in rows}
 
 
+def test_one_rule_for_model_names_in_models_add_and_models_toml(tmp_path):
+    """A packaged preset's name ('qwen2.5-7b') is a name `models add` takes; what a TOML
+    table header or a shell would mangle is refused by both, naming the file."""
+    from graphrag_local.models import presets
+
+    gguf = tiny_gguf(tmp_path / "tiny.gguf")
+    for name in ("qwen2.5-1.5b", "my_model.v2"):
+        assert run("models", "add", name, gguf).exit_code == 0, name
+    for packaged in presets._read_toml(presets.resources.models_toml())["presets"]:
+        presets.check_name(packaged)  # the packaged presets obey the rule they impose
+    for bad in ("", "two words", 'say"hi', "a[1]", ".hidden", "_x", "a/b"):
+        one_line_error(run("models", "add", bad, gguf), 2, "must be 1-64 letters")
+    user = presets.user_models_toml()
+    kept = user.read_text()
+    try:
+        user.write_text(kept + '\n[presets."bad name"]\nsource = "path"\n')
+        one_line_error(run("models"), 2, "models.toml: model preset 'bad name' must be")
+    finally:
+        user.write_text(kept)  # the home is shared by the session's tests
+
+
 def test_corrupt_gguf_fails_with_a_clear_message(tmp_path):
     gguf = tmp_path / "corrupt.gguf"
     gguf.write_bytes(b"GGUF" + b"\x07" * 4096)

@@ -7,6 +7,7 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import struct
 import tomllib
 from dataclasses import dataclass
@@ -17,6 +18,17 @@ from .. import resources
 from ..errors import ConfigError, ModelError
 
 SOURCES = ("package", "assemble", "path", "models_dir", "server")
+# One rule for a preset's name, in models.toml and in `models add`: letters, digits, dots,
+# dashes and underscores, starting with a letter or digit ("qwen2.5-7b", "llama3.2-3b"); no
+# spaces, quotes or brackets, which a TOML table header and a command line would mangle.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def check_name(name: str, where: str = "model name") -> None:
+    if not NAME.fullmatch(name or ""):
+        raise ConfigError(
+            f"{where} '{name}' must be 1-64 letters, digits, dots, dashes or underscores, "
+            "starting with a letter or digit (like qwen2.5-7b)")
 
 
 @dataclass(frozen=True)
@@ -66,14 +78,16 @@ def load_presets() -> tuple[dict[str, Preset], str]:
     packaged = _read_toml(resources.models_toml())
     default = packaged.get("default", "")
     raw = dict(packaged.get("presets", {}))
-    user_file = user_models_toml()
+    user_file, user_names = user_models_toml(), set()
     if user_file.is_file():
         user = _read_toml(user_file)
         raw.update(user.get("presets", {}))
+        user_names = set(user.get("presets", {}))
         default = user.get("default", default)
     known = set(Preset.__dataclass_fields__)
     presets: dict[str, Preset] = {}
     for name, fields in raw.items():
+        check_name(name, f"{user_file if name in user_names else resources.models_toml()}: model preset")
         unknown = set(fields) - known
         if unknown:
             raise ConfigError(f"model preset '{name}': unknown keys {sorted(unknown)}")
