@@ -219,18 +219,29 @@ def question_embedder(batch_size: int = 32):
 
 
 def open_session(
-    index_dir: Path, *, config: Path | None = None, model: str | None = None
+    index_dir: Path, *, config: Path | None = None, model: str | None = None,
+    writer: str | None = None,
 ):
     """A question-answering session over a built index: `open_session(...).ask(question,
     method=...)` answers (see `query.Session`; `query.result_dict` makes it plain data).
-    It answers the way the index was built (its manifest's content mode)."""
+    It answers the way the index was built (its manifest's content mode); with `writer`
+    (a preset, or the config's `query.writer`) an extractive index's answers are written
+    by that model from the sentences they would quote, each sentence checked."""
     from .query import Session
 
     settings, info = session_settings(index_dir, config=config, model=model)
+    if writer is not None:
+        settings = replace(settings, query=replace(settings.query, writer=writer))
+
+    def get_writer(name: str):
+        presets_mod.get_preset(name)  # an unknown name is a clear error, listing presets
+        return open_chat_model(model_info(resolve_settings(config, name)), settings.seed)
+
     return Session(
         index_dir, settings, project_prompts(config),
         get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: question_embedder(settings.embed.batch_size),
+        get_writer=get_writer,
     )
 
 

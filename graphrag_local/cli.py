@@ -20,6 +20,7 @@ from .cli_common import (
     JsonOpt,
     ModelOpt,
     ProgressBars,
+    WriterOpt,
     err,
     out,
     user_errors,
@@ -237,11 +238,12 @@ def query(
     config: Path | None = ConfigOpt,
     show_context: bool = typer.Option(False, "--show-context", help="Print what the model was given."),
     local: bool = typer.Option(False, "--local", help="Answer in this process even when `serve` runs for this index."),
+    writer: str | None = WriterOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Answer a question from the index, with its sources (through a running `serve` of
     the same index when there is one: it is warm)."""
-    served = None if local or show_context else _served(index)
+    served = None if local or show_context or writer else _served(index)
     if served is not None:
         result, data = _ask_served(served, {"question": question, "method": method,
                                             "level": level})
@@ -255,7 +257,7 @@ def query(
     from . import api
     from .query import result_dict
 
-    session = api.open_session(index, config=config, model=model)
+    session = api.open_session(index, config=config, model=model, writer=writer)
     try:
         with _Stream(enabled=not as_json) as stream:
             result = session.ask(question, method=method, level=level, on_text=stream)
@@ -328,6 +330,7 @@ def chat(
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
     local: bool = typer.Option(False, "--local", help="Answer in this process even when `serve` runs for this index."),
+    writer: str | None = WriterOpt,
 ) -> None:
     """Ask questions in a conversation; follow-ups use what was said. Reads piped input
     too. Type /help for commands. Uses a running `serve` of the same index when there is one."""
@@ -335,8 +338,9 @@ def chat(
     from .query import METHODS, result_dict
 
     interactive = sys.stdin.isatty()
-    served = None if local else _served(index)
-    session = _ServedSession(served) if served else api.open_session(index, config=config, model=model)
+    served = None if local or writer else _served(index)
+    session = _ServedSession(served) if served else api.open_session(index, config=config, model=model,
+                                                                     writer=writer)
     history: list[tuple[str, str]] = []
     last = None
     if interactive:
@@ -610,6 +614,11 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
         + (f" · sources {refs}" if brief and refs else "") + "[/]",
         highlight=False,
     )
+    w = getattr(result, "written", None)
+    if w:
+        err.print(f"[dim]written by {w['writer']}: {w['kept']} sentences kept, {w['dropped']} "
+                  f"dropped by the support check · {result.timings.get('writer_tokens_per_second', 0)} "
+                  "tokens/s[/]", highlight=False)
     if result.unknown_refs:
         err.print(
             f"[yellow]note:[/] the answer names sources that were not in its context: "

@@ -23,6 +23,9 @@ IndexOpt = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", "-i", help="Index fo
 ModelOpt = typer.Option(None, "--model", "-m", help="Model preset (see `graphrag-local models`).")
 ConfigOpt = typer.Option(None, "--config", "-c", help="Config file (TOML).")
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
+WriterOpt = typer.Option(
+    None, "--writer", help="A model preset that writes the answer from the sentences it would "
+    "quote, every sentence cited and checked (e.g. qwen2.5-coder-1.5b; none: quoted answers).")
 
 
 def fail(exc: GraphragError) -> None:

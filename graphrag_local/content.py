@@ -12,7 +12,7 @@ what the mode changes on both sides:
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from .errors import ConfigError
@@ -78,9 +78,13 @@ class Extractive(ContentMode):
         from .search.selection import select_communities
 
         s = session.settings.query
+        if session.writer_name:  # a writer writes from more than a quoted answer shows
+            s = replace(s, quote_count=s.writer_quotes, drift_quotes=s.writer_quotes,
+                        theme_quotes=s.writer_theme_quotes, answer_words=s.writer_evidence_words)
         data = session.data
         a = ex.Answering(question, data, session.prompts, s, lead, on_text,
-                         time.perf_counter(), lambda: session.model)
+                         time.perf_counter(), lambda: session.model,
+                         (lambda: session.writer) if session.writer_name else None)
         asked = followup_text(question, history)
         q = session.vector(asked)
         sentences = session.sentences

@@ -27,7 +27,7 @@ BUILD_PROMPTS = (
 )
 QUERY_PROMPTS = (
     "global_map", "global_reduce", "local_search", "basic_search", "global_map_score",
-    "answer_lead", "drift_primer", "drift_followup", "community_relevance",
+    "answer_lead", "drift_primer", "drift_followup", "community_relevance", "write_answer",
 )
 EVAL_PROMPTS = ("eval_describe", "eval_personas", "eval_tasks", "eval_questions", "eval_judge")
 PROMPT_NAMES = BUILD_PROMPTS + QUERY_PROMPTS + EVAL_PROMPTS

@@ -133,6 +133,7 @@ class Session:
         get_model: Callable[[], ChatModel],
         get_embedder: Callable[[], Embedder],
         content: str | None = None,
+        get_writer: Callable[[str], ChatModel] | None = None,
     ):
         self.index_dir = index_dir
         self.store, self.manifest = open_index(index_dir)
@@ -154,6 +155,8 @@ class Session:
         self.prompts = prompts
         self.data = load_index_data(self.store)
         self._get_model, self._get_embedder = get_model, get_embedder
+        self._get_writer = get_writer
+        self._writers: dict[str, ChatModel] = {}
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
         self._sentences: SentenceIndex | None = None
@@ -180,6 +183,24 @@ class Session:
         return self._model
 
     @property
+    def writer_name(self) -> str:
+        """The writer preset answers are written by ("": quoted answers)."""
+        name = self.settings.query.writer
+        return "" if name in ("", "none") else name
+
+    @property
+    def writer(self) -> ChatModel:
+        """The writer model, loaded on first use (one per preset: `chat` may switch)."""
+        name = self.writer_name
+        if name not in self._writers:
+            if self._get_writer is None:
+                raise ConfigError("this session has no way to load a writer model")
+            started = time.perf_counter()
+            self._writers[name] = self._get_writer(name)
+            self.load_seconds["writer"] = round(time.perf_counter() - started, 3)
+        return self._writers[name]
+
+    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
             started = time.perf_counter()
@@ -190,6 +211,8 @@ class Session:
     def close(self) -> None:
         if self._model is not None:
             self._model.close()
+        for writer in self._writers.values():
+            writer.close()
 
     # -- what the search methods read --------------------------------------------------
     def vector(self, text: str) -> np.ndarray:
@@ -276,6 +299,10 @@ class Session:
                              "graphrag-local query \"What are the main themes?\"")
         if method not in METHODS:
             raise ConfigError(f"unknown method '{method}'; use one of {', '.join(METHODS)}")
+        if self.writer_name and self.mode.name != "extractive":
+            raise ConfigError(f"a writer ({self.writer_name}) writes over an extractive index; "
+                              f"the index at {self.index_dir} is {self.mode.name}: its model "
+                              "writes the answers (ask without --writer)")
         loaded = dict(self.load_seconds)
         lead = self.settings.query.lead if lead is None else lead
         result = self.mode.answer(self, method, question, level, history or [], on_text, lead)
@@ -307,5 +334,6 @@ def result_dict(result: SearchResult, model_name: str = "") -> dict[str, Any]:
         "llm_seconds": round(sum(c.seconds for c in calls), 3),
         "timings": result.timings,
         "model": model_name,
+        "written": result.written,
     }
 

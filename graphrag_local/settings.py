@@ -114,6 +114,15 @@ class QuerySettings:
     theme_quotes: int = 2  # global and ts: sentences under each theme at most
     answer_words: int = 320  # global and ts: an answer's words at most, headings included
     lead: bool = False  # a lead sentence in the model's own words, marked as such
+    # a writer model preset (e.g. "qwen2.5-coder-1.5b") writes extractive answers from the
+    # sentences they would quote, every written sentence cited and checked against what
+    # it cites; "" or "none": the quoted answer
+    writer: str = ""
+    writer_max_tokens: int = 600  # the writer's answer, tokens at most
+    # what a writer is given: more evidence than a quoted answer shows, to write from
+    writer_quotes: int = 8  # basic, local, drift: sentences
+    writer_theme_quotes: int = 4  # global, ts: sentences per theme
+    writer_evidence_words: int = 900  # global, ts: words of evidence at most
     # DRIFT: a primer over the reports nearest the question, then local follow-ups
     drift_top_reports: int = 5  # the primer's reports
     drift_followups: int = 2  # follow-ups per primer report (per reply, abstractive)
@@ -220,7 +229,8 @@ class Settings:
                      "basic_top_chunks", "quote_count", "basic_top_sentences", "themes",
                      "theme_quotes", "answer_words", "selection_tests", "drift_top_reports",
                      "drift_followups", "drift_depth", "drift_sentences", "drift_quotes",
-                     "drift_max_followups"):
+                     "drift_max_followups", "writer_max_tokens", "writer_quotes",
+                     "writer_theme_quotes", "writer_evidence_words"):
             if getattr(q, name) < 1:
                 raise ConfigError(f"{where}: query.{name} must be at least 1")
         v = self.serve

@@ -21,6 +21,7 @@ STAGE_VALUES = {
     "glean_check_spans": {"sentences", "found", "doubtful"},
     "global_map_score": {"question", "statement"},
     "answer_lead": {"evidence", "question"},
+    "write_answer": {"layout", "evidence", "question"},
     "drift_primer": {"question", "data", "max_followups"},
     "drift_followup": {"question", "original", "context", "max_followups"},
     "community_relevance": {"question", "report"},

@@ -66,6 +66,9 @@ class SearchResult:
     stopped_loop: bool = False  # the answer started repeating itself and was cut
     map_calls: int = 0
     failed_calls: int = 0  # structured replies still malformed after a retry (skipped)
+    # a written answer (`written.py`): the writer, and its sentences kept and dropped by
+    # the support check; empty for a quoted or an abstractive answer
+    written: dict = field(default_factory=dict)
 
 
 def truncate_tokens(text: str, budget: int, count: Count) -> str:

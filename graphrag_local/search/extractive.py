@@ -118,6 +118,8 @@ class Answering:
     on_text: OnText | None
     started: float
     model: Callable[[], ChatModel]  # loaded only when the lead sentence is asked for
+    # the writer model (`query --writer`): it writes the answer from the chosen quotes
+    writer: Callable[[], ChatModel] | None = None
 
 
 def finish(method: str, a: Answering, quotes: list[Quote], *,
@@ -125,9 +127,11 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
            extra_citations: list[Citation] = (), level: int | None = None) -> SearchResult:
     """The result: the chosen quotes (as a list, or under theme headings), their sources."""
     result = SearchResult(question=a.question, method=method, answer="", level=level)
+    result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
+    if quotes and a.writer is not None:
+        return _written(method, a, quotes, themes, list(extra_citations), result)
     model = a.model() if a.lead else None
     calls_before = len(model.calls) if model is not None else 0
-    result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
     if not quotes:
         result.no_answer = True
         result.answer = nothing_relevant(a.question, NOTHING, a.data.languages)
@@ -143,6 +147,59 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
         result.calls = list(model.calls[calls_before:])
     result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
     return result
+
+
+def _written(method: str, a: Answering, quotes: list[Quote],
+             themes: list[tuple[str, str, list[Quote]]] | None, extra: list[Citation],
+             result: SearchResult) -> SearchResult:
+    """The answer written by the writer model from the chosen quotes, each of its
+    sentences checked against the quotes it cites (`written.py`). Where the check keeps
+    none, the quotes are the answer, as without a writer, and the result says so."""
+    from . import written as wr
+
+    if themes:
+        evidence = [wr.Evidence(q.text, (*q.refs, ref) if ref else q.refs, i)
+                    for i, (_t, ref, qs) in enumerate(themes) for q in qs]
+        titles = [t for t, _r, _q in themes]
+        by_number = [q for _t, _r, qs in themes for q in qs]
+    else:
+        evidence, titles, by_number = [wr.Evidence(q.text, q.refs) for q in quotes], [], quotes
+    extra = [replace(c, cited=False) for c in extra]  # cited only where a kept line cites
+    writer = a.writer()
+    before = len(writer.calls)
+    started = time.perf_counter()
+    out, checker = wr.write(writer, a.prompts, a.question, evidence, titles,
+                            max_tokens=a.settings.writer_max_tokens, on_text=a.on_text,
+                            max_sections=a.settings.themes, name_words=_name_words(a.data))
+    result.calls = list(writer.calls[before:])
+    result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
+    result.written = {"writer": writer.name, "kept": out.kept, "dropped": out.dropped,
+                      "headings_replaced": 0}
+    if out.kept == 0:  # nothing written stood: the evidence itself answers
+        result.answer = (render_themes(themes) if themes else render(quotes)) + \
+            f"\n\n(quoted: the writer's {out.dropped} sentences were dropped, what they cite does not say them)"
+        result.citations = _citations(quotes, a.data, extra)
+        if a.on_text is not None:
+            a.on_text(result.answer)
+    else:
+        result.answer = wr.render(checker)
+        result.written["headings_replaced"] = out.headings_replaced
+        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs) for n in out.cited()]
+        result.citations = _citations(cited, a.data, extra)
+        if a.on_text is not None and out.dropped:
+            a.on_text("\n" + result.answer.rsplit("\n", 1)[-1] + "\n")
+    first = checker.first_line_at or time.perf_counter()
+    result.timings["first_token_seconds"] = round(first - a.started, 3)
+    calls = result.calls
+    tokens, seconds = sum(c.completion_tokens for c in calls), sum(c.seconds for c in calls)
+    result.timings["writer_seconds"] = round(time.perf_counter() - started, 3)
+    result.timings["writer_tokens_per_second"] = round(tokens / seconds, 1) if seconds else 0.0
+    result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
+    return result
+
+
+def _name_words(data: IndexData) -> frozenset[str]:
+    return frozenset(w.lower() for name in data.entities for w in name.split() if w[:1].isupper())
 
 
 def _citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> list[Citation]:

@@ -1,0 +1,222 @@
+"""Written answers over extractive evidence (issue 30): the extractive methods choose the
+sentences of the documents that answer a question (`extractive.py`, `themes.py`,
+`drift.py`); a writer model (a preset that can write, `query --writer`) is given them
+numbered and writes the answer in its own words. A grammar makes every line it writes end
+with numbers it was given ("- ... [2][5]"), and each written sentence is checked against
+the sentences it cites (`support.check`) before anyone sees it: an unsupported one is
+dropped, and the answer says how many were. A themed answer (global, ts) is written under
+headings that name each topic, checked the same way (a heading naming what its evidence
+does not falls back to the community's own title).
+
+The answer streams line by line, each line only once it has passed the check.
+
+What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
+or let the writer cite what it was not given (the grammar has no other numbers)."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from .. import support
+from ..models import ChatModel, OnText
+from ..prompts import Prompts
+from ..sentences import near_duplicate, squash
+
+THEMED_LAYOUT = (
+    "- The evidence comes in {n} topics. Write one heading per topic, in the topics' order, on "
+    "its own line as \"## \" and three to eight words that say what the topic is about (its "
+    "subject in plain words, not a list of names), then one to "
+    "three sentences under it that cite that topic's evidence.")
+PLAIN_LAYOUT = "- Write one to {n} sentences."
+SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
+_LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
+_CITE = re.compile(r"\[(\d+)\]")
+_TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A sentence the writer is given: its number is its place in the list, from 1."""
+
+    text: str
+    refs: tuple[str, ...]  # the citations the user sees for it (chunk ref, report ref)
+    group: int = 0  # its theme, for a themed answer
+
+
+@dataclass
+class WrittenLine:
+    text: str
+    cites: tuple[int, ...]  # evidence numbers, from 1
+    ok: bool
+    reason: str = ""
+
+
+@dataclass
+class Written:
+    """The checked answer: sections of (heading, lines), and what the check dropped."""
+
+    sections: list[tuple[str, list[WrittenLine]]] = field(default_factory=list)
+    raw: str = ""
+    kept: int = 0
+    dropped: int = 0
+    headings_replaced: int = 0
+
+    def cited(self) -> list[int]:
+        return sorted({n for _h, lines in self.sections for w in lines if w.ok for n in w.cites})
+
+
+def grammar(n: int, themed: bool, max_sections: int, max_lines: int) -> str:
+    """GBNF: lines that each end with one to three of the numbers 1..n in brackets, under
+    "## " headings when `themed`."""
+    ids = " | ".join(f'"{i}"' for i in range(n, 0, -1))
+    rules = [
+        f"id ::= {ids}",
+        'cite ::= "[" id "]"',
+        # one sentence a line: no full stop inside it, SENTENCE_CHARS at most
+        rf'text ::= [^\n\[\]#.!?] [^\n\[\].!?]{{0,{SENTENCE_CHARS}}} [.!?]',
+        'line ::= "- " text " " cite cite? cite? "\\n"',
+    ]
+    if themed:
+        rules += [
+            r'title ::= [^\n\[\]#-] [^\n\[\]#.]{0,80}',
+            'section ::= "## " title "\\n" line line? line? "\\n"',
+            f"root ::= section{{1,{max_sections}}}",
+        ]
+    else:
+        rules.append(f"root ::= line{{1,{max_lines}}}")
+    return "\n".join(rules) + "\n"
+
+
+def evidence_text(evidence: list[Evidence], group_titles: list[str]) -> str:
+    out, group = [], None
+    for i, e in enumerate(evidence, 1):
+        if group_titles and e.group != group:  # numbered, not titled: the titles list
+            group = e.group                     # names, the writer is to name the topic
+            out.append(f"{'' if i == 1 else chr(10)}Topic {group + 1}:")
+        out.append(f"[{i}] {e.text}")
+    return "\n".join(out)
+
+
+class _Checker:
+    """Reads the writer's reply as it streams: each finished line is checked and, if it
+    stands, rendered and passed on (`on_text`)."""
+
+    def __init__(self, evidence: list[Evidence], group_titles: list[str], question: str,
+                 on_text: OnText | None, name_words: frozenset[str] = frozenset()):
+        self.evidence, self.group_titles, self.question = evidence, group_titles, question
+        self.name_words = name_words  # lower-cased words of the index's entity names
+        self.on_text = on_text
+        self.written = Written()
+        self.buffer = ""
+        self.first_line_at: float | None = None
+        self._heading: str | None = None
+
+    def __call__(self, piece: str) -> bool:
+        self.written.raw += piece
+        self.buffer += piece
+        while "\n" in self.buffer:
+            line, self.buffer = self.buffer.split("\n", 1)
+            self.line(line)
+        return False
+
+    def line(self, line: str) -> None:
+        line = line.strip()
+        if line.startswith("## "):
+            self._heading = _TOPIC.sub("", squash(line[3:]))
+            self.written.sections.append((self._heading, []))
+            return
+        m = _LINE.match(line)
+        if not m:
+            return
+        cites = tuple(dict.fromkeys(int(x) for x in _CITE.findall(m.group("cites"))))
+        cites = tuple(c for c in cites if 1 <= c <= len(self.evidence))
+        text = squash(m.group("text"))
+        sources = [self.evidence[c - 1].text for c in cites]
+        verdict = support.check(text, sources, self.question)
+        earlier = [w.text for _h, ls in self.written.sections for w in ls if w.ok]
+        ok, reason = verdict.ok, verdict.reason
+        if ok and any(near_duplicate(text, e) for e in earlier):
+            ok, reason = False, "repeats an earlier sentence"
+        if not self.written.sections:
+            self.written.sections.append(("", []))
+        self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
+        if ok:
+            self.written.kept += 1
+            self._emit(len(self.written.sections) - 1, text, cites)
+        else:
+            self.written.dropped += 1
+
+    def _emit(self, section: int, text: str, cites: tuple[int, ...]) -> None:
+        if self.on_text is None:
+            return
+        if self.first_line_at is None:
+            self.first_line_at = time.perf_counter()
+        heading, lines = self.written.sections[section]
+        if heading and sum(w.ok for w in lines) == 1:  # the section's first kept line
+            self.on_text(("\n" if section else "") + f"**{self.heading_of(section)}**\n")
+        self.on_text(f"- {text} [{', '.join(self.refs(cites))}]\n")
+
+    def refs(self, cites: tuple[int, ...]) -> list[str]:
+        """The citations of the evidence `cites` names: chunks (S), then reports (R)."""
+        refs = list(dict.fromkeys(r for c in cites for r in self.evidence[c - 1].refs))
+        return sorted(refs, key=lambda r: (r[:1] == "R", refs.index(r)))
+
+    def heading_of(self, section: int) -> str:
+        """The writer's heading, if each number in it and each word of the index's entity
+        names ("Halvard", not "Infrastructure": a heading names a topic in the writer's
+        words) is in the evidence its section cites; else the title of the topic its
+        first kept line cites."""
+        heading, lines = self.written.sections[section]
+        cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
+        if heading and cited:
+            given = (" ".join(e.text for e in cited) + " " + self.question).lower()
+            words = support.names_and_numbers(heading)
+            if all(w.lower() in given for w in words
+                   if any(ch.isdigit() for ch in w) or w.lower() in self.name_words):
+                return heading
+        return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+
+
+def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evidence],
+          group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
+          max_sections: int = 6, max_lines: int = 8,
+          name_words: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
+    """The writer's answer over `evidence` (grouped under `group_titles` when given: a
+    themed answer), every line checked. Returns the checked answer and its reader (for
+    the render and the timing)."""
+    themed = bool(group_titles)
+    max_sections = max(1, min(max_sections, len(group_titles)))
+    layout = (THEMED_LAYOUT.format(n=max_sections) if themed
+              else PLAIN_LAYOUT.format(n=max_lines))
+    prompt = prompts.render("write_answer", layout=layout,
+                            evidence=evidence_text(evidence, group_titles), question=question)
+    checker = _Checker(evidence, group_titles, question, on_text, name_words)
+    model.complete([{"role": "user", "content": prompt}], max_tokens=max_tokens,
+                   grammar=grammar(len(evidence), themed, max_sections, max_lines),
+                   purpose="write", on_text=checker)
+    if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
+        checker.line(checker.buffer)
+        checker.buffer = ""
+    return checker.written, checker
+
+
+def render(checker: _Checker) -> str:
+    """The checked answer as markdown: headings, then each kept sentence with the
+    citations of the evidence it cites; a last line says how many were dropped."""
+    written, out = checker.written, []
+    for i, (_heading, lines) in enumerate(written.sections):
+        kept = [w for w in lines if w.ok]
+        if not kept:
+            continue
+        title = checker.heading_of(i)
+        written.headings_replaced += bool(_heading) and title != _heading
+        if title:
+            out.append(("\n" if out else "") + f"**{title}**")
+        out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
+    if written.dropped:
+        out.append("")
+        out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
+                   "what they cite does not say it)")
+    return "\n".join(out).strip()

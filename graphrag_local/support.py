@@ -1,0 +1,107 @@
+"""Does what a sentence cites support it? The check every written sentence passes before a
+user sees it (`search/written.py`): a writer model (1.5B) writes fluently and invents
+("Millbrook is a farming village located in the United Kingdom"), so a sentence is kept
+only when the sentences it cites hold
+
+1. every name and number it states: each capitalised word (the first too, unless it is
+   a function word: "The", "In"), each word with a digit, and in Chinese or Japanese each segmenter word of two characters or more
+   that is not in the question: a name or a number the sources do not give is invented;
+2. what it says: its content words (not the function words of `FUNCTION_WORDS`, nor the
+   words of `FRAME_WORDS` that say how statements relate: "theme", "involves") are words
+   of the cited sentences (`COVERAGE`: all of them), a word matching one that starts
+   with the same five letters ("opposes", "opposed"). One word the sources lack is
+   usually the invented one: "The company argues that restoring Kessel Marsh would
+   protect Millbrook" where the source says Tobias Renn argued it.
+
+The question's own words count as given: "What are the main themes?" makes "themes" no
+invention. Measured on sentences the writer wrote, labelled by reading them beside what
+they cite: see README ("Written answers").
+
+What it deliberately does not do: understand negation or who did what to whom ("Greer
+presented the plan" against "Greer opposed the plan" shares all but one word: that one
+word is caught only where it is not in the sources: "presented" is, "opposed" was);
+ask a model (the 1.5B's
+YES/NO was not measured yet); fix a sentence (the caller drops it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .language.scripts import CJK
+
+COVERAGE = 1.0
+STEM = 5
+# words that say how statements relate, not what happened: a sentence may add them
+FRAME_WORDS = frozenset("""
+theme themes topic topics main key central focus focuses focused concern concerns
+concerned involve involves involved include includes including discuss discusses
+describe describes described relate relates related relationship role roles issue issues
+several various different both together while whereas however meanwhile overall
+documents document text texts story stories mention mentions mentioned according
+""".split())
+FUNCTION_WORDS = frozenset("""
+a an the and or but nor so yet of in on at to for from by with without about into onto
+over under between among through during before after above below up down out off than
+then as if because while though although whether which who whom whose what when where why
+how that this these those there here it its it's they them their theirs he him his she
+her hers we us our you your i me my mine is are was were be been being am has have had
+do does did doing will would shall should can could may might must not no yes also too
+very more most less least many much some any each every all both few other such own same
+only just even still again ever never always often one ones s t
+le la les un une des du de et ou en au aux der die das ein eine und oder den dem des el
+los las y o del al con por para que""".split())
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Support:
+    ok: bool
+    reason: str  # "" when ok; else what was missing ("name 'United Kingdom'", "coverage 0.50")
+
+
+def _stem(word: str) -> str:
+    return word[:STEM]
+
+
+def _words(text: str) -> list[str]:
+    if CJK.search(text):
+        from .language.tokens import tokens
+
+        return [t for t in tokens(text) if any(ch.isalnum() for ch in t)]
+    return _WORD.findall(text)
+
+
+def names_and_numbers(sentence: str) -> list[str]:
+    """What the sentence states that a source must give word for word."""
+    words = _words(sentence)
+    if CJK.search(sentence):
+        return [w for w in words if len(w) >= 2 or any(ch.isdigit() for ch in w)]
+    out = []
+    for i, w in enumerate(words):
+        if any(ch.isdigit() for ch in w) or (w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS)):
+            out.append(w)
+    return out
+
+
+def check(sentence: str, sources: list[str], question: str = "") -> Support:
+    """Whether `sources` (the cited sentences) support `sentence`."""
+    if not sources:
+        return Support(False, "cites nothing")
+    given_text = " ".join(sources)
+    given = {w.lower() for w in _words(given_text)}
+    asked = {w.lower() for w in _words(question)}
+    given_stems = {_stem(w) for w in given | asked}
+    for name in names_and_numbers(sentence):
+        low = name.lower()
+        if low not in given and low not in asked and low not in given_text.lower():
+            return Support(False, f"name or number '{name}' not in what it cites")
+    content = [w.lower() for w in _words(sentence)
+               if w.lower() not in FUNCTION_WORDS and w.lower() not in FRAME_WORDS]
+    if not content:
+        return Support(False, "says nothing")
+    found = sum(1 for w in content if w in given or w in asked or _stem(w) in given_stems)
+    share = found / len(content)
+    if share < COVERAGE:
+        return Support(False, f"coverage {share:.2f}")
+    return Support(True, "")

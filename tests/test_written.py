@@ -1,0 +1,103 @@
+"""Written answers (issue 30): the support check on hand-made sentences, and the writer's
+reply read, checked, rendered and streamed, with a scripted model (the real writer runs in
+tests/test_e2e_written.py)."""
+
+import pytest
+from fakes import FakeChatModel
+
+from graphrag_local import support
+from graphrag_local.prompts import load_prompts
+from graphrag_local.search import written as wr
+
+SOURCES = [
+    "Hannah Greer opposed the plan to dredge Aldren Harbour in 2022.",
+    "The Halvard Shipping Company moves timber and grain through Port Aldren.",
+    "Tobias Renn designed new earth banks for the River Aldren at Millbrook.",
+]
+
+
+@pytest.mark.parametrize("sentence, cites, ok, why", [
+    ("Hannah Greer opposed dredging Aldren Harbour in 2022.", [0], True, ""),
+    ("The Halvard Shipping Company moves timber and grain through the port.", [1], True, ""),
+    # invented: a place, a number, a different claim, citing the wrong sentence
+    ("Millbrook is a farming village located in the United Kingdom.", [2], False, "name"),
+    ("Hannah Greer opposed the dredging plan in 2019.", [0], False, "2019"),
+    ("The Halvard Shipping Company is a fishing company with a large fleet.", [1], False, "coverage"),
+    ("Tobias Renn designed new earth banks at Millbrook.", [0], False, "Tobias"),
+    ("Tobias Renn designed new earth banks at Millbrook.", [], False, "cites nothing"),
+])
+def test_the_support_check_keeps_what_its_sources_say_and_drops_inventions(sentence, cites, ok, why):
+    verdict = support.check(sentence, [SOURCES[i] for i in cites])
+    assert verdict.ok is ok and why in verdict.reason, verdict
+
+
+def test_the_questions_words_are_given():
+    assert support.check("The main theme is the timber and grain of Port Aldren.", [SOURCES[1]],
+                         "What is the main theme?").ok
+
+
+def test_a_chinese_sentence_must_find_its_words_in_what_it_cites():
+    source = ["阿Q住在未庄的土谷祠里。"]
+    assert support.check("阿Q住在未庄。", source).ok
+    assert not support.check("阿Q住在北京。", source).ok
+
+
+def evidence():
+    return [wr.Evidence(SOURCES[0], ("S1", "R1"), 0), wr.Evidence(SOURCES[1], ("S2", "R2"), 1),
+            wr.Evidence(SOURCES[2], ("S3", "R1"), 0)]
+
+
+def test_a_kept_and_a_dropped_sentence_under_topic_headings():
+    reply = ("## The harbour dispute\n"
+             "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+             "- Tobias Renn designed earth banks for the River Aldren at Millbrook [3]\n\n"
+             "## Trade through the port\n"
+             "- The Halvard Shipping Company is a fishing company from Norway [2]\n\n")
+    model = FakeChatModel([reply])
+    streamed: list[str] = []
+    out, checker = wr.write(model, load_prompts(), "What are the main themes?", evidence(),
+                            ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
+                            max_tokens=300, on_text=streamed.append)
+    assert (out.kept, out.dropped) == (2, 1)
+    text = wr.render(checker)
+    assert text.splitlines()[:3] == [
+        "**The harbour dispute**",
+        "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]",
+        "- Tobias Renn designed earth banks for the River Aldren at Millbrook [S3, R1]"]
+    assert "Norway" not in text and "fishing" not in "".join(streamed)
+    assert "(1 written sentence dropped: what they cite does not say it)" in text
+    assert out.cited() == [1, 3]
+    grammar = model.asked[0]["grammar"]
+    assert 'id ::= "3" | "2" | "1"' in grammar and "section{1,2}" in grammar
+    prompt = model.asked[0]["messages"][0]["content"]
+    assert prompt.index("[1] Hannah Greer") < prompt.index("Question: What are the main themes?")
+
+
+def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_title():
+    """A heading is the writer's words for a topic ("Opposition to Dredging" stands); one
+    naming an entity of the index that its evidence does not (Halvard) is replaced."""
+    names = frozenset({"halvard", "hannah", "greer", "aldren", "harbour"})
+    for heading, shown in (("Topic 1: Opposition to Dredging", "Opposition to Dredging"),
+                           ("Halvard and the harbour", "Aldren Harbour and Hannah Greer")):
+        reply = f"## {heading}\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n\n"
+        _out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who opposed it?",
+                                 evidence(), ["Aldren Harbour and Hannah Greer", "Shipping"],
+                                 max_tokens=100, name_words=names)
+        assert wr.render(checker).splitlines()[0] == f"**{shown}**"
+        assert checker.written.headings_replaced == (heading != "Topic 1: Opposition to Dredging")
+
+
+def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
+    reply = ("- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+             "- The Halvard Shipping Company moves timber and grain [2]")  # no newline: cut
+    out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
+                            max_tokens=100)
+    assert out.kept == 2 and not wr.render(checker).startswith("**")
+    assert wr.grammar(3, False, 6, 8).endswith("root ::= line{1,8}\n")
+
+
+def test_a_repeated_sentence_is_dropped():
+    line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+    out, _ = wr.write(FakeChatModel([line + line]), load_prompts(), "Who?", evidence(), [],
+                      max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
