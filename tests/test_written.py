@@ -48,12 +48,13 @@ def evidence():
 
 
 def test_a_kept_and_a_dropped_sentence_under_topic_headings():
-    reply = ("## The harbour dispute\n"
-             "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
-             "- Tobias Renn designed earth banks for the River Aldren at Millbrook [3]\n\n"
-             "## Trade through the port\n"
-             "- The Halvard Shipping Company is a fishing company from Norway [2]\n\n")
-    model = FakeChatModel([reply])
+    """A topic a call: each cites only its own topic's evidence (the grammar's ids)."""
+    replies = ["## The harbour dispute\n"
+               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+               "- Tobias Renn designed earth banks for the River Aldren at Millbrook [3]\n",
+               "## Trade through the port\n"
+               "- The Halvard Shipping Company is a fishing company from Norway [2]\n"]
+    model = FakeChatModel(replies)
     streamed: list[str] = []
     out, checker = wr.write(model, load_prompts(), "What are the main themes?", evidence(),
                             ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
@@ -67,10 +68,18 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     assert "Norway" not in text and "fishing" not in "".join(streamed)
     assert "(1 written sentence dropped: what they cite does not say it)" in text
     assert out.cited() == [1, 3]
-    grammar = model.asked[0]["grammar"]
-    assert 'id ::= "3" | "2" | "1"' in grammar and "section{1,2}" in grammar
+    first, second = (a["grammar"] for a in model.asked)
+    assert 'id ::= "3" | "1"\n' in first and 'id ::= "2"\n' in second
+    assert 'root ::= "## " title' in first
     prompt = model.asked[0]["messages"][0]["content"]
+    assert "[1] Hannah Greer" in prompt and "[3] Tobias Renn" in prompt and "[2] The Halvard" not in prompt
     assert prompt.index("[1] Hannah Greer") < prompt.index("Question: What are the main themes?")
+
+
+def test_a_writer_that_repeats_itself_is_stopped():
+    line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+    checker = wr._Checker(evidence(), [], "Who?", None)
+    assert checker(line) is False and checker(line) is False and checker(line) is True
 
 
 def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_title():
@@ -80,7 +89,8 @@ def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_tit
     for heading, shown in (("Topic 1: Opposition to Dredging", "Opposition to Dredging"),
                            ("Halvard and the harbour", "Aldren Harbour and Hannah Greer")):
         reply = f"## {heading}\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n\n"
-        _out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who opposed it?",
+        _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
+                                 "Who opposed it?",
                                  evidence(), ["Aldren Harbour and Hannah Greer", "Shipping"],
                                  max_tokens=100, name_words=names)
         assert wr.render(checker).splitlines()[0] == f"**{shown}**"
@@ -93,7 +103,7 @@ def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
     out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
                             max_tokens=100)
     assert out.kept == 2 and not wr.render(checker).startswith("**")
-    assert wr.grammar(3, False, 6, 8).endswith("root ::= line{1,8}\n")
+    assert wr.grammar([1, 2, 3], False, 8).endswith("root ::= line{1,8}\n")
 
 
 def test_a_repeated_sentence_is_dropped():

@@ -184,7 +184,9 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     else:
         result.answer = wr.render(checker)
         result.written["headings_replaced"] = out.headings_replaced
-        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs) for n in out.cited()]
+        result.written["topics_quoted"] = out.topics_quoted
+        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs)
+                 for n in out.cited(checker.groups, evidence)]
         result.citations = _citations(cited, a.data, extra)
         if a.on_text is not None and out.dropped:
             a.on_text("\n" + result.answer.rsplit("\n", 1)[-1] + "\n")

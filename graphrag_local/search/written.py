@@ -25,10 +25,9 @@ from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 
 THEMED_LAYOUT = (
-    "- The evidence comes in {n} topics. Write one heading per topic, in the topics' order, on "
-    "its own line as \"## \" and three to eight words that say what the topic is about (its "
-    "subject in plain words, not a list of names), then one to "
-    "three sentences under it that cite that topic's evidence.")
+    "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
+    "and three to eight words that say what the topic is about (its subject in plain words, "
+    "not a list of names). Then write one to three sentences.")
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
@@ -62,41 +61,42 @@ class Written:
     kept: int = 0
     dropped: int = 0
     headings_replaced: int = 0
+    topics_quoted: int = 0  # topics where nothing written stood: their evidence is quoted
 
-    def cited(self) -> list[int]:
-        return sorted({n for _h, lines in self.sections for w in lines if w.ok for n in w.cites})
+    def cited(self, groups: list[int] = (), evidence: list[Evidence] = ()) -> list[int]:
+        """Evidence numbers the answer cites: its kept lines', and a quoted topic's own."""
+        out = {n for _h, lines in self.sections for w in lines if w.ok for n in w.cites}
+        for i, (_h, lines) in enumerate(self.sections):
+            if i < len(groups) and not any(w.ok for w in lines):
+                out |= {n for n, e in enumerate(evidence, 1) if e.group == groups[i]}
+        return sorted(out)
 
 
-def grammar(n: int, themed: bool, max_sections: int, max_lines: int) -> str:
-    """GBNF: lines that each end with one to three of the numbers 1..n in brackets, under
-    "## " headings when `themed`."""
-    ids = " | ".join(f'"{i}"' for i in range(n, 0, -1))
+def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
+    """GBNF: lines that each end with one to three of `ids` in brackets, under one "## "
+    heading when `themed` (a topic is written in a call of its own)."""
     rules = [
-        f"id ::= {ids}",
+        f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
         'cite ::= "[" id "]"',
-        # one sentence a line: no full stop inside it, SENTENCE_CHARS at most
-        rf'text ::= [^\n\[\]#.!?] [^\n\[\].!?]{{0,{SENTENCE_CHARS}}} [.!?]',
+        # one sentence a line: no full stop inside it but after a title ("Mrs."),
+        # SENTENCE_CHARS at most
+        'abbr ::= ("Mr" | "Mrs" | "Ms" | "Dr" | "St") "."',
+        r'char ::= [^\n\[\].!?] | abbr',
+        rf'text ::= [^\n\[\]#.!?-] char{{0,{SENTENCE_CHARS}}} [.!?]',
         'line ::= "- " text " " cite cite? cite? "\\n"',
     ]
     if themed:
         rules += [
             r'title ::= [^\n\[\]#-] [^\n\[\]#.]{0,80}',
-            'section ::= "## " title "\\n" line line? line? "\\n"',
-            f"root ::= section{{1,{max_sections}}}",
+            f'root ::= "## " title "\\n" line{{1,{max_lines}}}',
         ]
     else:
         rules.append(f"root ::= line{{1,{max_lines}}}")
     return "\n".join(rules) + "\n"
 
 
-def evidence_text(evidence: list[Evidence], group_titles: list[str]) -> str:
-    out, group = [], None
-    for i, e in enumerate(evidence, 1):
-        if group_titles and e.group != group:  # numbered, not titled: the titles list
-            group = e.group                     # names, the writer is to name the topic
-            out.append(f"{'' if i == 1 else chr(10)}Topic {group + 1}:")
-        out.append(f"[{i}] {e.text}")
-    return "\n".join(out)
+def evidence_text(evidence: list[Evidence], numbers: list[int]) -> str:
+    return "\n".join(f"[{i}] {evidence[i - 1].text}" for i in numbers)
 
 
 class _Checker:
@@ -111,21 +111,26 @@ class _Checker:
         self.written = Written()
         self.buffer = ""
         self.first_line_at: float | None = None
-        self._heading: str | None = None
+        self.repeats = 0  # lines of this reply that repeat an earlier one
+        self.groups: list[int] = []  # the topic of each section (a themed answer)
 
     def __call__(self, piece: str) -> bool:
+        """Take a piece of the reply; True (stop) once the writer repeats itself."""
         self.written.raw += piece
         self.buffer += piece
         while "\n" in self.buffer:
             line, self.buffer = self.buffer.split("\n", 1)
             self.line(line)
-        return False
+        return self.repeats >= 2
 
     def line(self, line: str) -> None:
         line = line.strip()
-        if line.startswith("## "):
-            self._heading = _TOPIC.sub("", squash(line[3:]))
-            self.written.sections.append((self._heading, []))
+        if line.startswith("## "):  # the heading of the topic being written
+            heading = _TOPIC.sub("", squash(line[3:]))
+            if self.written.sections and not self.written.sections[-1][0]:
+                self.written.sections[-1] = (heading, self.written.sections[-1][1])
+            else:
+                self.written.sections.append((heading, []))
             return
         m = _LINE.match(line)
         if not m:
@@ -135,10 +140,11 @@ class _Checker:
         text = squash(m.group("text"))
         sources = [self.evidence[c - 1].text for c in cites]
         verdict = support.check(text, sources, self.question)
-        earlier = [w.text for _h, ls in self.written.sections for w in ls if w.ok]
+        earlier = [w.text for _h, ls in self.written.sections for w in ls]
         ok, reason = verdict.ok, verdict.reason
-        if ok and any(near_duplicate(text, e) for e in earlier):
+        if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
+            self.repeats += 1
         if not self.written.sections:
             self.written.sections.append(("", []))
         self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
@@ -157,6 +163,15 @@ class _Checker:
         if heading and sum(w.ok for w in lines) == 1:  # the section's first kept line
             self.on_text(("\n" if section else "") + f"**{self.heading_of(section)}**\n")
         self.on_text(f"- {text} [{', '.join(self.refs(cites))}]\n")
+
+    def quoted(self, section: int) -> str:
+        """A topic where nothing written stood: its evidence, quoted, under the title of
+        its community."""
+        g = self.groups[section]
+        lines = [f"**{self.group_titles[g]}** (quoted)"]
+        lines += [f"- {e.text} [{', '.join(self.refs((n,)))}]"
+                  for n, e in enumerate(self.evidence, 1) if e.group == g]
+        return "\n".join(lines) + "\n"
 
     def refs(self, cites: tuple[int, ...]) -> list[str]:
         """The citations of the evidence `cites` names: chunks (S), then reports (R)."""
@@ -183,22 +198,33 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
-    """The writer's answer over `evidence` (grouped under `group_titles` when given: a
-    themed answer), every line checked. Returns the checked answer and its reader (for
-    the render and the timing)."""
-    themed = bool(group_titles)
-    max_sections = max(1, min(max_sections, len(group_titles)))
-    layout = (THEMED_LAYOUT.format(n=max_sections) if themed
-              else PLAIN_LAYOUT.format(n=max_lines))
-    prompt = prompts.render("write_answer", layout=layout,
-                            evidence=evidence_text(evidence, group_titles), question=question)
+    """The writer's answer over `evidence`, every line checked. A themed answer
+    (`group_titles` given) is written a topic at a time: a heading and lines that cite
+    only that topic's evidence (a small model given all topics at once wrote one "Main
+    Themes" section citing the first sentences). Returns the checked answer and its
+    reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words)
-    model.complete([{"role": "user", "content": prompt}], max_tokens=max_tokens,
-                   grammar=grammar(len(evidence), themed, max_sections, max_lines),
-                   purpose="write", on_text=checker)
-    if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
-        checker.line(checker.buffer)
+    if group_titles:
+        groups = sorted({e.group for e in evidence})[:max_sections]
+        calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, 3) for g in groups]
+        budget = max(64, max_tokens // max(1, len(calls)) + 32)
+    else:
+        calls, budget = [(list(range(1, len(evidence) + 1)), False, max_lines)], max_tokens
+    for k, (numbers, themed, lines) in enumerate(calls):
+        if themed:  # a section per topic, even one the writer leaves empty
+            checker.written.sections.append(("", []))
+            checker.groups.append(groups[k])
+        layout = THEMED_LAYOUT if themed else PLAIN_LAYOUT.format(n=lines)
+        prompt = prompts.render("write_answer", layout=layout, question=question,
+                                evidence=evidence_text(evidence, numbers))
+        checker.repeats = 0
+        model.complete([{"role": "user", "content": prompt}], max_tokens=budget,
+                       grammar=grammar(numbers, themed, lines), purpose="write", on_text=checker)
+        if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
+            checker.line(checker.buffer)
         checker.buffer = ""
+        if themed and on_text is not None and not any(w.ok for w in checker.written.sections[-1][1]):
+            on_text(("\n" if k else "") + checker.quoted(k))
     return checker.written, checker
 
 
@@ -206,8 +232,13 @@ def render(checker: _Checker) -> str:
     """The checked answer as markdown: headings, then each kept sentence with the
     citations of the evidence it cites; a last line says how many were dropped."""
     written, out = checker.written, []
+    written.topics_quoted = 0
     for i, (_heading, lines) in enumerate(written.sections):
         kept = [w for w in lines if w.ok]
+        if not kept and i < len(checker.groups):  # nothing written stood: its evidence
+            out.append(("\n" if out else "") + checker.quoted(i).rstrip("\n"))
+            written.topics_quoted += 1
+            continue
         if not kept:
             continue
         title = checker.heading_of(i)
