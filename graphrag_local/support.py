@@ -98,7 +98,7 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
             return Support(False, f"name or number '{name}' not in what it cites")
     content = [w.lower() for w in _words(sentence)
                if w.lower() not in FUNCTION_WORDS and w.lower() not in FRAME_WORDS]
-    if not content:
+    if len(content) < 2:
         return Support(False, "says nothing")
     found = sum(1 for w in content if w in given or w in asked or _stem(w) in given_stems)
     share = found / len(content)

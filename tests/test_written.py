@@ -73,7 +73,9 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     assert 'root ::= "## " title' in first
     prompt = model.asked[0]["messages"][0]["content"]
     assert "[1] Hannah Greer" in prompt and "[3] Tobias Renn" in prompt and "[2] The Halvard" not in prompt
-    assert prompt.index("[1] Hannah Greer") < prompt.index("Question: What are the main themes?")
+    # a topic is asked what its evidence tells, for the user's question; evidence first
+    asked = wr.TOPIC_QUESTION.format(question="What are the main themes?")
+    assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {asked}")
 
 
 def test_a_writer_that_repeats_itself_is_stopped():

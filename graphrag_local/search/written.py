@@ -26,8 +26,14 @@ from ..sentences import near_duplicate, squash
 
 THEMED_LAYOUT = (
     "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
-    "and three to eight words that say what the topic is about (its subject in plain words, "
-    "not a list of names). Then write one to three sentences.")
+    "and three to eight words that name the theme of this topic in plain words (not a list of "
+    "names). Then write one or two sentences that say what the evidence tells: who does or "
+    "says what. Keep your reading of it for the heading; the sentences state only what the "
+    "evidence states.")
+TOPIC_QUESTION = ("What does this evidence tell? (It is one topic of the answer to: "
+                  "\"{question}\")")
+TOPIC_LINES = 2  # written sentences per topic at most
+QUOTED_LINES = 2  # evidence sentences shown for a topic where nothing written stood
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
@@ -68,8 +74,13 @@ class Written:
         out = {n for _h, lines in self.sections for w in lines if w.ok for n in w.cites}
         for i, (_h, lines) in enumerate(self.sections):
             if i < len(groups) and not any(w.ok for w in lines):
-                out |= {n for n, e in enumerate(evidence, 1) if e.group == groups[i]}
+                out |= set(_quoted_numbers(evidence, groups[i]))
         return sorted(out)
+
+
+def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
+    """The evidence a topic shows quoted when nothing written for it stood."""
+    return [n for n, e in enumerate(evidence, 1) if e.group == group][:QUOTED_LINES]
 
 
 def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
@@ -82,7 +93,7 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
         # SENTENCE_CHARS at most
         'abbr ::= ("Mr" | "Mrs" | "Ms" | "Dr" | "St") "."',
         r'char ::= [^\n\[\].!?] | abbr',
-        rf'text ::= [^\n\[\]#.!?-] char{{0,{SENTENCE_CHARS}}} [.!?]',
+        rf'text ::= [^\n\[\]#.!?-] char{{15,{SENTENCE_CHARS}}} [.!?]',
         'line ::= "- " text " " cite cite? cite? "\\n"',
     ]
     if themed:
@@ -169,8 +180,8 @@ class _Checker:
         its community."""
         g = self.groups[section]
         lines = [f"**{self.group_titles[g]}** (quoted)"]
-        lines += [f"- {e.text} [{', '.join(self.refs((n,)))}]"
-                  for n, e in enumerate(self.evidence, 1) if e.group == g]
+        lines += [f"- {self.evidence[n - 1].text} [{', '.join(self.refs((n,)))}]"
+                  for n in _quoted_numbers(self.evidence, g)]
         return "\n".join(lines) + "\n"
 
     def refs(self, cites: tuple[int, ...]) -> list[str]:
@@ -206,7 +217,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     checker = _Checker(evidence, group_titles, question, on_text, name_words)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
-        calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, 3) for g in groups]
+        calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, TOPIC_LINES)
+                 for g in groups]
         budget = max(64, max_tokens // max(1, len(calls)) + 32)
     else:
         calls, budget = [(list(range(1, len(evidence) + 1)), False, max_lines)], max_tokens
@@ -215,7 +227,10 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
             checker.written.sections.append(("", []))
             checker.groups.append(groups[k])
         layout = THEMED_LAYOUT if themed else PLAIN_LAYOUT.format(n=lines)
-        prompt = prompts.render("write_answer", layout=layout, question=question,
+        # a topic is asked what its evidence tells: asked the user's "main themes?" itself,
+        # the 1.5B wrote "Main Themes" and readings of the story no sentence states
+        asked = TOPIC_QUESTION.format(question=question) if themed else question
+        prompt = prompts.render("write_answer", layout=layout, question=asked,
                                 evidence=evidence_text(evidence, numbers))
         checker.repeats = 0
         model.complete([{"role": "user", "content": prompt}], max_tokens=budget,
