@@ -89,7 +89,8 @@ def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_tit
     naming an entity of the index that its evidence does not (Halvard) is replaced."""
     names = frozenset({"halvard", "hannah", "greer", "aldren", "harbour"})
     for heading, shown in (("Topic 1: Opposition to Dredging", "Opposition to Dredging"),
-                           ("Halvard and the harbour", "Aldren Harbour and Hannah Greer")):
+                           ("Halvard and the harbour", "Aldren Harbour and Hannah Greer"),
+                           ("Who Opposed It", "Aldren Harbour and Hannah Greer")):
         reply = f"## {heading}\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n\n"
         _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
                                  "Who opposed it?",

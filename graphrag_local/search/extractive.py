@@ -173,6 +173,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_sections=a.settings.themes, name_words=_name_words(a.data))
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
+    result.context_tokens = sum(c.prompt_tokens for c in result.calls)
     result.written = {"writer": writer.name, "kept": out.kept, "dropped": out.dropped,
                       "headings_replaced": 0}
     if out.kept == 0:  # nothing written stood: the evidence itself answers

@@ -78,6 +78,14 @@ class Written:
         return sorted(out)
 
 
+def _restates(heading: str, question: str) -> bool:
+    """A heading made of the question's words ("Main Themes of These Documents") names no
+    topic."""
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
+    return all(w.lower() in asked or w.lower() in support.FUNCTION_WORDS
+               for w in re.findall(r"\w+", heading))
+
+
 def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
     """The evidence a topic shows quoted when nothing written for it stood."""
     return [n for n, e in enumerate(evidence, 1) if e.group == group][:QUOTED_LINES]
@@ -196,7 +204,7 @@ class _Checker:
         first kept line cites."""
         heading, lines = self.written.sections[section]
         cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
-        if heading and cited:
+        if heading and cited and not _restates(heading, self.question):
             given = (" ".join(e.text for e in cited) + " " + self.question).lower()
             words = support.names_and_numbers(heading)
             if all(w.lower() in given for w in words
