@@ -4,9 +4,11 @@ sentences of the documents that answer a question (`extractive.py`, `themes.py`,
 numbered and writes the answer in its own words. A grammar makes every line it writes end
 with numbers it was given ("- ... [2][5]"), and each written sentence is checked against
 the sentences it cites (`support.check`) before anyone sees it: an unsupported one is
-dropped, and the answer says how many were. A themed answer (global, ts) is written under
-headings that name each topic, checked the same way (a heading naming what its evidence
-does not falls back to the community's own title).
+dropped, and the answer says how many were. A themed answer (global, ts) is written a
+topic at a time, each call given only that topic's evidence and asked what it tells, under
+a heading the writer words (one naming an entity its evidence does not, or only restating
+the question, falls back to the community's own title); a topic where no written line
+stands shows its first evidence sentences, quoted and marked so.
 
 The answer streams line by line, each line only once it has passed the check.
 
