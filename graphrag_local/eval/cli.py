@@ -17,6 +17,7 @@ from ..cli_common import (
     JsonOpt,
     ModelOpt,
     ProgressBars,
+    WriterOpt,
     command_line,
     log,
     out,
@@ -148,6 +149,7 @@ def eval_facts(
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write facts.json here."),
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
+    writer: str | None = WriterOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Factual questions: the share of answers that contain the gold answer, per method."""
@@ -155,7 +157,7 @@ def eval_facts(
 
     with ProgressBars(quiet=as_json) as bar:
         r = commands.facts(questions_file, index, methods=methods, out=out_dir, model=model,
-                           config=config, command=command_line(),
+                           config=config, command=command_line(), writer=writer,
                            progress=lambda d, t: bar("answers", d, t))
     if as_json:
         print(json.dumps(r, indent=2, ensure_ascii=False))

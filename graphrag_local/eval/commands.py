@@ -179,9 +179,10 @@ def extraction(
 def facts(
     questions_file: Path, index: Path, *, methods: str = "basic,local,global",
     out: Path | None = None, model: str | None = None, config: Path | None = None,
-    command: str = "", progress=lambda done, total: None,
+    command: str = "", progress=lambda done, total: None, writer: str | None = None,
 ) -> dict:
-    """Score answers to factual questions by whether they contain a gold answer."""
+    """Score answers to factual questions by whether they contain a gold answer (written
+    by `writer` where one is named: `query --writer`)."""
     from ..query import METHODS
     from .facts import load_facts, score_facts
 
@@ -190,7 +191,7 @@ def facts(
     if unknown or not wanted:
         raise ConfigError(f"unknown methods {unknown}; choose from {', '.join(METHODS)}")
     rows = load_facts(questions_file)
-    session = api.open_session(index, config=config, model=model)
+    session = api.open_session(index, config=config, model=model, writer=writer)
     try:
         result = score_facts(session, rows, wanted, progress)
         name = session.model_name
@@ -198,7 +199,7 @@ def facts(
     finally:
         session.close()
     result = {"questions_file": str(questions_file), "index": str(index), "model": name,
-              "content": content, **result}
+              "content": content, "writer": session.writer_name, **result}
     if out:
         _write_meta(out, title=f"Facts: {questions_file.name}", command=command,
                     index=str(index), model=name)
