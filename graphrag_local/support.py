@@ -51,7 +51,7 @@ very more most less least many much some any each every all both few other such 
 only just even still again ever never always often one ones s t
 le la les un une des du de et ou en au aux der die das ein eine und oder den dem des el
 los las y o del al con por para que""".split())
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+")  # letters and digits: "_Bob" (markup for italics) is "Bob"
 
 
 @dataclass(frozen=True)

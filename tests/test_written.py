@@ -31,6 +31,11 @@ def test_the_support_check_keeps_what_its_sources_say_and_drops_inventions(sente
     assert verdict.ok is ok and why in verdict.reason, verdict
 
 
+def test_markup_around_a_word_is_not_part_of_it():
+    caption = ["[Illustration: _Bob Cratchit went down a slide on Cornhill, twenty times_]"]
+    assert support.check("Bob Cratchit went down a slide on Cornhill twenty times.", caption).ok
+
+
 def test_the_questions_words_are_given():
     assert support.check("The main theme is the timber and grain of Port Aldren.", [SOURCES[1]],
                          "What is the main theme?").ok
