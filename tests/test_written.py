@@ -112,6 +112,9 @@ def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
                             max_tokens=100)
     assert out.kept == 2 and not wr.render(checker).startswith("**")
     assert wr.grammar([1, 2, 3], False, 8).endswith("root ::= line{1,8}\n")
+    # a Chinese or Japanese sentence ends with its own full stop (the 1.5B wrote nothing
+    # for most of 阿Q正传's topics while a line had to end with ".")
+    assert "[.!?。！？]" in wr.grammar([1], True, 2)
 
 
 def test_a_repeated_sentence_is_dropped():

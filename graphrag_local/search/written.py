@@ -102,8 +102,9 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
         # one sentence a line: no full stop inside it but after a title ("Mrs."),
         # SENTENCE_CHARS at most
         'abbr ::= ("Mr" | "Mrs" | "Ms" | "Dr" | "St") "."',
-        r'char ::= [^\n\[\].!?] | abbr',
-        rf'text ::= [^\n\[\]#.!?-] char{{15,{SENTENCE_CHARS}}} [.!?]',
+        r'char ::= [^\n\[\].!?。！？] | abbr',
+        # a sentence ends as its language ends one: "." or "。"
+        rf'text ::= [^\n\[\]#.!?。！？-] char{{15,{SENTENCE_CHARS}}} [.!?。！？]',
         'line ::= "- " text " " cite cite? cite? "\\n"',
     ]
     if themed:
