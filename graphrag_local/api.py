@@ -233,8 +233,7 @@ def open_session(
     if writer is not None:
         settings = replace(settings, query=replace(settings.query, writer=writer))
 
-    def get_writer(name: str):
-        presets_mod.get_preset(name)  # an unknown name is a clear error, listing presets
+    def get_writer(name: str):  # an unknown name is model_info's clear error, listing presets
         return open_chat_model(model_info(resolve_settings(config, name)), settings.seed)
 
     return Session(

@@ -339,8 +339,8 @@ def chat(
 
     interactive = sys.stdin.isatty()
     served = None if local or writer else _served(index)
-    session = _ServedSession(served) if served else api.open_session(index, config=config, model=model,
-                                                                     writer=writer)
+    session = (_ServedSession(served) if served
+               else api.open_session(index, config=config, model=model, writer=writer))
     history: list[tuple[str, str]] = []
     last = None
     if interactive:
@@ -616,9 +616,9 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
     )
     w = getattr(result, "written", None)
     if w:
+        speed = result.timings.get("writer_tokens_per_second", 0)
         err.print(f"[dim]written by {w['writer']}: {w['kept']} sentences kept, {w['dropped']} "
-                  f"dropped by the support check · {result.timings.get('writer_tokens_per_second', 0)} "
-                  "tokens/s[/]", highlight=False)
+                  f"dropped by the support check · {speed} tokens/s[/]", highlight=False)
     if result.unknown_refs:
         err.print(
             f"[yellow]note:[/] the answer names sources that were not in its context: "

@@ -225,8 +225,8 @@ def check_models() -> list[Check]:
         path = presets.locate(p, materialise=False)
         if path is None:
             if p.source in ("assemble", "parts") and presets.locate_assemble_parts(p):
-                checks.append(Check(label, "ok", f"{presets.packages_label(p)} installed; assembled into "
-                                    f"{resources.user_cache_dir()} on first use"))
+                checks.append(Check(label, "ok", f"{presets.packages_label(p)} installed; "
+                                    f"assembled into {resources.user_cache_dir()} on first use"))
             elif name == default:
                 checks.append(Check(label, "fail", "the default model is not on this machine",
                                     _model_hint(p)))

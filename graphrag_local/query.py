@@ -156,7 +156,7 @@ class Session:
         self.data = load_index_data(self.store)
         self._get_model, self._get_embedder = get_model, get_embedder
         self._get_writer = get_writer
-        self._writers: dict[str, ChatModel] = {}
+        self._writer: ChatModel | None = None
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
         self._sentences: SentenceIndex | None = None
@@ -190,15 +190,14 @@ class Session:
 
     @property
     def writer(self) -> ChatModel:
-        """The writer model, loaded on first use (one per preset: `chat` may switch)."""
-        name = self.writer_name
-        if name not in self._writers:
+        """The writer model (`writer_name`), loaded on first use."""
+        if self._writer is None:
             if self._get_writer is None:
                 raise ConfigError("this session has no way to load a writer model")
             started = time.perf_counter()
-            self._writers[name] = self._get_writer(name)
+            self._writer = self._get_writer(self.writer_name)
             self.load_seconds["writer"] = round(time.perf_counter() - started, 3)
-        return self._writers[name]
+        return self._writer
 
     @property
     def embedder(self) -> Embedder:
@@ -211,8 +210,8 @@ class Session:
     def close(self) -> None:
         if self._model is not None:
             self._model.close()
-        for writer in self._writers.values():
-            writer.close()
+        if self._writer is not None:
+            self._writer.close()
 
     # -- what the search methods read --------------------------------------------------
     def vector(self, text: str) -> np.ndarray:

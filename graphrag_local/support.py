@@ -4,8 +4,9 @@ user sees it (`search/written.py`): a writer model (1.5B) writes fluently and in
 only when the sentences it cites hold
 
 1. every name and number it states: each capitalised word (the first too, unless it is
-   a function word: "The", "In"), each word with a digit, and in Chinese or Japanese each segmenter word of two characters or more
-   that is not in the question: a name or a number the sources do not give is invented;
+   a function word: "The", "In"), each word with a digit, and in Chinese or Japanese each
+   segmenter word of two characters or more that is not in the question: a name or a
+   number the sources do not give is invented;
 2. what it says: its content words (not the function words of `FUNCTION_WORDS`, nor the
    words of `FRAME_WORDS` that say how statements relate: "theme", "involves") are words
    of the cited sentences (`COVERAGE`: all of them), a word matching one that starts
@@ -79,7 +80,8 @@ def names_and_numbers(sentence: str) -> list[str]:
         return [w for w in words if len(w) >= 2 or any(ch.isdigit() for ch in w)]
     out = []
     for i, w in enumerate(words):
-        if any(ch.isdigit() for ch in w) or (w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS)):
+        capitalised = w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS)
+        if capitalised or any(ch.isdigit() for ch in w):
             out.append(w)
     return out
 

@@ -61,5 +61,8 @@ def test_every_shown_sentence_passed_the_support_check(written):
         assert all(support.check(t, evidence, r.question).ok for t in own)
         for t in own:
             assert t in written["streamed"]  # streamed only once checked
-    else:  # nothing written stood: the quoted evidence answers, and says so
-        assert all(t in evidence for t in own + quoted) and "dropped" in r.answer
+    else:  # nothing written stood: the quoted evidence answers, and says what was dropped
+        assert all(t in evidence for t in own + quoted)
+        assert ("dropped" in r.answer) == bool(r.written["dropped"])
+    for t in quoted:
+        assert written["streamed"].count(t) >= 1  # a quoted topic is streamed too

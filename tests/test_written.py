@@ -71,7 +71,8 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
         "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]",
         "- Tobias Renn designed earth banks for the River Aldren at Millbrook [S3, R1]"]
     assert "Norway" not in text and "fishing" not in "".join(streamed)
-    assert "(1 written sentence dropped: what they cite does not say it)" in text
+    assert ("(1 written sentence dropped: what they cite does not say it, or it repeats "
+            "another)") in text
     assert out.cited() == [1, 3]
     first, second = (a["grammar"] for a in model.asked)
     assert 'id ::= "3" | "1"\n' in first and 'id ::= "2"\n' in second
@@ -81,6 +82,19 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     # a topic is asked what its evidence tells, for the user's question; evidence first
     asked = wr.TOPIC_QUESTION.format(question="What are the main themes?")
     assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {asked}")
+
+
+def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
+    replies = ["## Opposition\n- Hannah Greer founded the Halvard Shipping Company [1]\n", ""]
+    streamed: list[str] = []
+    out, checker = wr.write(FakeChatModel(replies), load_prompts(), "Who?", evidence(),
+                            ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
+                            max_tokens=100, on_text=streamed.append)
+    text, shown = wr.render(checker), "".join(streamed)
+    assert (out.kept, out.dropped, out.topics_quoted) == (0, 1, 2)
+    assert text.count("(quoted)") == 2 and shown.count("(quoted)") == 2
+    for source in SOURCES:
+        assert text.count(source) == shown.count(source) == 1
 
 
 def test_a_writer_that_repeats_itself_is_stopped():

@@ -97,7 +97,8 @@ def load_presets() -> tuple[dict[str, Preset], str]:
     known = set(Preset.__dataclass_fields__)
     presets: dict[str, Preset] = {}
     for name, fields in raw.items():
-        check_name(name, f"{user_file if name in user_names else resources.models_toml()}: model preset")
+        source = user_file if name in user_names else resources.models_toml()
+        check_name(name, f"{source}: model preset")
         unknown = set(fields) - known
         if unknown:
             raise ConfigError(f"model preset '{name}': unknown keys {sorted(unknown)}")

@@ -154,7 +154,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
              result: SearchResult) -> SearchResult:
     """The answer written by the writer model from the chosen quotes, each of its
     sentences checked against the quotes it cites (`written.py`). Where the check keeps
-    none, the quotes are the answer, as without a writer, and the result says so."""
+    none of a plain answer, the quotes are the answer, as without a writer, and it says so
+    (a themed answer quotes each topic where none stood)."""
     from . import written as wr
 
     if themes:
@@ -176,13 +177,13 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
     result.written = {"writer": writer.name, "kept": out.kept, "dropped": out.dropped,
                       "headings_replaced": 0}
-    if out.kept == 0:  # nothing written stood: the evidence itself answers
-        result.answer = (render_themes(themes) if themes else render(quotes)) + \
-            f"\n\n(quoted: the writer's {out.dropped} sentences were dropped, what they cite does not say them)"
+    if out.kept == 0 and not themes:  # nothing written stood: the quotes answer
+        result.answer = render(quotes) + (
+            f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")
         result.citations = _citations(quotes, a.data, extra)
         if a.on_text is not None:
             a.on_text(result.answer)
-    else:
+    else:  # a themed answer quotes each topic where nothing written stood (streamed so)
         result.answer = wr.render(checker)
         result.written["headings_replaced"] = out.headings_replaced
         result.written["topics_quoted"] = out.topics_quoted

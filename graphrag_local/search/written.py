@@ -249,7 +249,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
             checker.line(checker.buffer)
         checker.buffer = ""
-        if themed and on_text is not None and not any(w.ok for w in checker.written.sections[-1][1]):
+        topic_stood = any(w.ok for w in checker.written.sections[k][1]) if themed else True
+        if on_text is not None and not topic_stood:
             on_text(("\n" if k else "") + checker.quoted(k))
     return checker.written, checker
 
@@ -258,7 +259,7 @@ def render(checker: _Checker) -> str:
     """The checked answer as markdown: headings, then each kept sentence with the
     citations of the evidence it cites; a last line says how many were dropped."""
     written, out = checker.written, []
-    written.topics_quoted = 0
+    written.topics_quoted = written.headings_replaced = 0  # counted here, as shown
     for i, (_heading, lines) in enumerate(written.sections):
         kept = [w for w in lines if w.ok]
         if not kept and i < len(checker.groups):  # nothing written stood: its evidence
@@ -275,5 +276,5 @@ def render(checker: _Checker) -> str:
     if written.dropped:
         out.append("")
         out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
-                   "what they cite does not say it)")
+                   "what they cite does not say it, or it repeats another)")
     return "\n".join(out).strip()
