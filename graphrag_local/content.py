@@ -84,7 +84,8 @@ class Extractive(ContentMode):
         data = session.data
         a = ex.Answering(question, data, session.prompts, s, lead, on_text,
                          time.perf_counter(), lambda: session.model,
-                         (lambda: session.writer) if session.writer_name else None)
+                         (lambda: session.writer) if session.writer_name else None,
+                         session.written_cache if session.writer_name else None)
         asked = followup_text(question, history)
         q = session.vector(asked)
         sentences = session.sentences

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .content import METHODS, content_mode
-from .errors import ConfigError, IndexStateError, InputError
+from .errors import ConfigError, IndexStateError, InputError, StoreError
 from .models import ChatModel, OnText
 from .models.embed import EMBEDDER_NAME, Embedder
 from .prompts import Prompts
@@ -121,6 +121,30 @@ def load_index_data(store: Store) -> IndexData:
     return StoredIndexData(store)
 
 
+class WrittenCache:
+    """The index's `written_cache` work table: what a writer model wrote, by request
+    (`search/written.request_key`). Read on first use; each answer's new replies are one
+    append. An index the user cannot write to still gets written answers, not kept."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._rows: dict[str, str] | None = None
+
+    def get(self, key: str) -> str | None:
+        if self._rows is None:
+            self._rows = {r["key"]: r["text"] for r in self.store.read("written_cache")}
+        return self._rows.get(key)
+
+    def put(self, rows: dict[str, str]) -> None:
+        if self._rows is None:
+            self.get("")
+        self._rows.update(rows)
+        try:
+            self.store.append("written_cache", [{"key": k, "text": v} for k, v in rows.items()])
+        except StoreError:
+            pass
+
+
 class Session:
     """One open index and the models that answer over it. The content mode is the one
     the index was built with (its manifest), so answers quote or write as the build did."""
@@ -157,6 +181,7 @@ class Session:
         self._get_model, self._get_embedder = get_model, get_embedder
         self._get_writer = get_writer
         self._writer: ChatModel | None = None
+        self._written_cache: WrittenCache | None = None
         self._model: ChatModel | None = None
         self._embedder: Embedder | None = None
         self._sentences: SentenceIndex | None = None
@@ -181,6 +206,13 @@ class Session:
             self._model = self._get_model()
             self.load_seconds["model"] = round(time.perf_counter() - started, 3)
         return self._model
+
+    @property
+    def written_cache(self) -> WrittenCache:
+        """What writers wrote for this index before (kept in the index, through syncs)."""
+        if self._written_cache is None:
+            self._written_cache = WrittenCache(self.store)
+        return self._written_cache
 
     @property
     def writer_name(self) -> str:

@@ -311,6 +311,9 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
         "summaries": pa.schema([("key", _s()), ("text", _s())]),
         "embedding_cache": pa.schema([("key", _s()), ("vector", pa.list_(pa.float32()))]),
         "report_cache": pa.schema([("key", _s()), ("record_json", _s())]),
+        # what a writer model wrote for a query (`search/written.py`), by its request: a
+        # later question giving the writer the same evidence reads it back (kept by sync)
+        "written_cache": pa.schema([("key", _s()), ("text", _s())]),
         "llm_calls": pa.schema(
             [
                 ("build_id", _s()), ("stage", _s()), ("purpose", _s()), ("prompt_hash", _s()),

@@ -123,6 +123,9 @@ class QuerySettings:
     writer_quotes: int = 8  # basic, local, drift: sentences
     writer_theme_quotes: int = 4  # global, ts: sentences per theme
     writer_evidence_words: int = 900  # global, ts: words of evidence at most
+    # true: the writer's lines may use only the words of the evidence it was given (and
+    # function words), by grammar; false: any words, the support check drops what fails
+    writer_bound: bool = False
     # DRIFT: a primer over the reports nearest the question, then local follow-ups
     drift_top_reports: int = 5  # the primer's reports
     drift_followups: int = 2  # follow-ups per primer report (per reply, abstractive)

@@ -136,3 +136,69 @@ def test_a_repeated_sentence_is_dropped():
     out, _ = wr.write(FakeChatModel([line + line]), load_prompts(), "Who?", evidence(), [],
                       max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
+
+
+class DictCache:
+    def __init__(self):
+        self.rows: dict[str, str] = {}
+
+    def get(self, key):
+        return self.rows.get(key)
+
+    def put(self, rows):
+        self.rows.update(rows)
+
+
+def test_a_written_topic_is_cached_and_read_back_for_the_same_request():
+    """Item 4: what the writer wrote is kept by request (writer, prompt, grammar); the same
+    request later reads it back without the model; another question asks again."""
+    replies = ["## The harbour dispute\n"
+               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",
+               "## Trade\n- The Halvard Shipping Company moves timber and grain [2]\n"]
+    cache, titles = DictCache(), ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"]
+    first = FakeChatModel(list(replies))
+    _out, c1 = wr.write(first, load_prompts(), "What are the main themes?", evidence(), titles,
+                        max_tokens=300, cache=cache)
+    assert len(first.asked) == 2 and len(cache.rows) == 2 and c1.cached == 0
+    again = FakeChatModel([], default=lambda *_: pytest.fail("a cached topic was asked again"))
+    _out, c2 = wr.write(again, load_prompts(), "What are the main themes?", evidence(), titles,
+                        max_tokens=300, cache=cache)
+    assert c2.cached == 2 and wr.render(c2) == wr.render(c1)
+    other = FakeChatModel(list(replies))
+    wr.write(other, load_prompts(), "Who trades?", evidence(), titles, max_tokens=300, cache=cache)
+    assert len(other.asked) == 2 and len(cache.rows) == 4
+
+
+def test_a_line_saying_the_same_words_twice_is_dropped():
+    assert wr._loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
+    assert not wr._loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
+    reply = ("- Hannah Greer opposed dredging, Hannah Greer opposed dredging Aldren Harbour [1]\n"
+             "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
+    out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
+                       max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
+
+
+def _as_regex(expr: str) -> str:
+    """A trie expression of `_trie` (literals, groups, |, ?) as a Python regex."""
+    import re
+
+    return re.sub(r'"((?:[^"\\]|\\.)*)"|\s+', lambda m: re.escape(m.group(1)) if m.group(1)
+                  is not None else "", expr)
+
+
+def test_a_bound_line_may_use_only_the_words_of_its_evidence():
+    """`writer_bound`: the grammar's words are its evidence's words (and function words),
+    as a trie; "Scrooge's" gives "Scrooge" too."""
+    import re
+
+    words = ["a", "an", "and", "Scrooge", "Scrooge's", "scrooge"]
+    pattern = re.compile(_as_regex(wr._trie(words)))
+    assert all(pattern.fullmatch(w) for w in words)
+    assert not any(pattern.fullmatch(w) for w in ("Scroog", "ands", "Bob", ""))
+    assert {"Scrooge", "scrooge", "Scrooge's"} <= set(wr.vocabulary("Scrooge's nephew"))
+    g = wr.bound_grammar(list(SOURCES), [1, 2], True, 2)
+    word = re.compile(_as_regex(g.split("word ::= ")[1].split("\n")[0]))
+    assert word.fullmatch("Greer") and word.fullmatch("timber") and word.fullmatch("the")
+    assert not word.fullmatch("Tobias") and not word.fullmatch("fishing")  # 3 not given
+    assert not word.fullmatch("not")  # a negation is a claim of its own

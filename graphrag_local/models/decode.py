@@ -14,7 +14,8 @@ llama.cpp's own sampler does). Above temperature 0 (a retry) the llama.cpp chain
 
 Forced text: where the grammar admits exactly one next character (a JSON key, a bracket,
 the rest of a fixed word), the characters it forces are appended as tokens without a
-decoding step of their own and evaluated together with the next sampled token. They are
+decoding step of their own and evaluated together with the next sampled token; a space
+that ends them is left to the model (its next token carries it, " Scrooge"). They are
 counted apart. The same decoder serves one request and many, so a batched reply and a
 sequential one differ only where floating-point sums taken in another order (a batch of
 sequences goes through other matrix kernels) move a near-tie between two tokens.
@@ -48,6 +49,8 @@ class Job:
     reused: int = 0
     chain: object = None
     grammar_sampler: object = None
+    on_text: object = None  # called with each new piece of text; True stops the job
+    shown: int = 0  # characters of `text` passed to on_text
 
 
 class Decoder:
@@ -152,6 +155,11 @@ class Decoder:
                 if len(allowed) != 1:
                     ends = not len(allowed) and len(self._admitted(
                         probe, np.array([self.eos], np.int32)))
+                    if not ends:
+                        # a space before a word is the word's token's (" Scrooge"): forced
+                        # alone, it leaves the model a split it never saw (the 1.5B then
+                        # wrote headings "## 1" and lines "-  Scrooge ...")
+                        text = text.rstrip(" ")
                     return text, bool(ends) and not len(allowed)
                 char = self.single_chars[int(np.flatnonzero(self.single_ids == allowed[0])[0])]
                 lib.llama_sampler_accept(probe, int(allowed[0]))
@@ -349,6 +357,11 @@ class Decoder:
                 job.text, job.finish = text[:at], "stop"
                 return True
         job.text = text
+        if job.on_text is not None and len(text) > job.shown:
+            piece, job.shown = text[job.shown:], len(text)
+            if job.on_text(piece):
+                job.finish = "stopped"
+                return True
         if len(job.out) >= job.max_tokens:
             job.finish = "length"
             return True

@@ -120,6 +120,7 @@ class Answering:
     model: Callable[[], ChatModel]  # loaded only when the lead sentence is asked for
     # the writer model (`query --writer`): it writes the answer from the chosen quotes
     writer: Callable[[], ChatModel] | None = None
+    written_cache: object = None  # what the writer wrote before (`written.ReplyCache`)
 
 
 def finish(method: str, a: Answering, quotes: list[Quote], *,
@@ -171,12 +172,18 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     started = time.perf_counter()
     out, checker = wr.write(writer, a.prompts, a.question, evidence, titles,
                             max_tokens=a.settings.writer_max_tokens, on_text=a.on_text,
-                            max_sections=a.settings.themes, name_words=_name_words(a.data))
+                            max_sections=a.settings.themes, name_words=_name_words(a.data),
+                            bound=a.settings.writer_bound, cache=a.written_cache)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
     result.written = {"writer": writer.name, "kept": out.kept, "dropped": out.dropped,
-                      "headings_replaced": 0}
+                      "cached_topics": checker.cached,
+                      "headings_replaced": 0,
+                      # what the check dropped, and why (the JSON answer shows it)
+                      "dropped_lines": [{"text": w.text, "cites": list(w.cites),
+                                         "reason": w.reason}
+                                        for _h, ls in out.sections for w in ls if not w.ok]}
     if out.kept == 0 and not themes:  # nothing written stood: the quotes answer
         result.answer = render(quotes) + (
             f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")

@@ -10,28 +10,44 @@ a heading the writer words (one naming an entity its evidence does not, or only 
 the question, falls back to the community's own title); a topic where no written line
 stands shows its first evidence sentences, quoted and marked so.
 
-The answer streams line by line, each line only once it has passed the check.
+The topics' requests are decoded together (`complete_many`: the batched decoder reads the
+weights once a step for all of them), then each reply is read line by line in topic order
+and each line streamed once it has passed the check. Each reply is kept in the index
+(`written_cache`, by writer, prompt and grammar: `request_key`): the same request later,
+the same question again or another whose search chooses a topic's same evidence, reads it
+back instead of writing (LazyGraphRAG's way: only what a question reaches is written, once).
+
+With `writer_bound` a line may use only the words of the evidence it was given (and
+function words), by grammar (`bound_grammar`). Measured on the 1.5B it writes fragments
+and loops under that bound (README), so it is off by default; it is there for stronger
+writers.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .. import support
-from ..models import ChatModel, OnText
+from ..language.scripts import CJK
+from ..models import ChatModel, OnText, Request
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 
 THEMED_LAYOUT = (
     "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
     "and three to eight words that name the theme of this topic in plain words (not a list of "
-    "names). Then write one or two sentences that say what the evidence tells: who does or "
-    "says what. Keep your reading of it for the heading; the sentences state only what the "
-    "evidence states.")
+    "names). Then write one or two short sentences, each shorter than the evidence it cites "
+    "(at most 20 words), that say what the evidence tells: who does or says what. Keep your "
+    "reading of it for the heading; the sentences state only what the evidence states.")
+# with the user's question: asked only "What does this evidence tell?", the 1.5B copied the
+# evidence line by line, its numbers too ("1: Scrooge bent before ...")
 TOPIC_QUESTION = ("What does this evidence tell? (It is one topic of the answer to: "
                   "\"{question}\")")
 TOPIC_LINES = 2  # written sentences per topic at most
@@ -88,6 +104,14 @@ def _restates(heading: str, question: str) -> bool:
                for w in re.findall(r"\w+", heading))
 
 
+def _loops(text: str) -> bool:
+    """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
+    nephew said, ...") is a writer looping, not writing."""
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    runs = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
+    return len(runs) != len(set(runs))
+
+
 def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
     """The evidence a topic shows quoted when nothing written for it stood."""
     return [n for n, e in enumerate(evidence, 1) if e.group == group][:QUOTED_LINES]
@@ -104,7 +128,8 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
         'abbr ::= ("Mr" | "Mrs" | "Ms" | "Dr" | "St") "."',
         r'char ::= [^\n\[\].!?。！？] | abbr',
         # a sentence ends as its language ends one: "." or "。"
-        rf'text ::= [^\n\[\]#.!?。！？-] char{{15,{SENTENCE_CHARS}}} [.!?。！？]',
+        # not opening with a digit: the evidence's own numbering copied ("1: Scrooge ...")
+        rf'text ::= [^\n\[\]#.!?。！？0-9-] char{{15,{SENTENCE_CHARS}}} [.!?。！？]',
         'line ::= "- " text " " cite cite? cite? "\\n"',
     ]
     if themed:
@@ -112,6 +137,102 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
             r'title ::= [^\n\[\]#-] [^\n\[\]#.]{0,80}',
             f'root ::= "## " title "\\n" line{{1,{max_lines}}}',
         ]
+    else:
+        rules.append(f"root ::= line{{1,{max_lines}}}")
+    return "\n".join(rules) + "\n"
+
+
+_VOCAB_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# words a written sentence may use whatever it cites (what the support check ignores),
+# less the negations: "not" is a claim of its own
+NEGATIONS = frozenset({"not", "no", "nor", "never", "nothing", "none", "neither"})
+BOUND_WORDS = 28  # a bound line's words at most: a line this long was cut, not ended
+# function characters a bound Chinese or Japanese line may add
+CJK_CHARS = "的了是在和与他她它们也都这那个有为被把对从到中上下就又而"
+
+
+def _literal(word: str) -> str:
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _char_class(chars: str) -> str:
+    esc = "".join("\\" + c if c in "]\\^-[" else c for c in sorted(set(chars)))
+    return f"[{esc}]"
+
+
+def vocabulary(text: str) -> list[str]:
+    """The word forms a sentence citing `text` may use: its words as written, lower-cased
+    and capitalised (a sentence may start with any of them)."""
+    out: dict[str, None] = {}
+    for w in _VOCAB_WORD.findall(text):
+        base = re.sub(r"['’]s$", "", w)  # "Scrooge's" gives "Scrooge" too
+        for form in (w, w.lower(), w[:1].upper() + w[1:], base, base.lower(),
+                     base[:1].upper() + base[1:]):
+            out[form] = None
+    return list(out)
+
+
+ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.")  # words with a full stop inside a line
+
+
+def _trie(words: list[str]) -> str:
+    """A GBNF expression matching exactly `words`, as a trie: alternatives that share a
+    prefix share it, so llama.cpp follows a few grammar stacks at a word's start, not one
+    a word (with ~500 words as plain alternatives, every masked step cost ~1 s)."""
+    root: dict = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def expr(node: dict) -> str:
+        alts, end = [], "" in node
+        for ch, child in sorted((k, v) for k, v in node.items() if k):
+            label = ch
+            while len(child) == 1 and "" not in child:  # a chain: one literal
+                (nxt, child), = child.items()
+                label += nxt
+            rest = expr(child) if any(k for k in child) else ""
+            alts.append(_literal(label) + (" " + rest if rest else ""))
+        body = alts[0] if len(alts) == 1 and not end else "(" + " | ".join(alts) + ")"
+        return body + ("?" if end and alts else "")
+
+    return expr(root)
+
+
+def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
+                  cjk: bool = False) -> str:
+    """GBNF where a line is written only with the words of the evidence `ids` it was
+    given, the function words and the relating words (`support.FUNCTION_WORDS`,
+    `support.FRAME_WORDS`), and nothing else; it ends with one to three of `ids`. The
+    writer still chooses which words, in what order, and what to leave out: it writes, but
+    a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
+    "a farming village located in the United Kingdom" where no source said so). Whether
+    what a line cites holds its words is the support check's to say. In Chinese or
+    Japanese a line is bound to the characters of its evidence."""
+    common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS
+    rules = [
+        f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
+        'cite ::= "[" id "]"',
+    ]
+    given = " ".join(evidence[i - 1] for i in ids)
+    if cjk:
+        chars = "".join(c for c in given if c.isalnum()) + CJK_CHARS
+        rules.append(f"word ::= {_char_class(chars)}")
+        rules.append('text ::= word{6,80} "。"')
+    else:
+        words = set(vocabulary(given)) | {f for w in common for f in (w, w[:1].upper() + w[1:])}
+        words |= {a for a in ABBREVIATIONS if a in given}
+        rules.append(f"word ::= {_trie(sorted(words))}")
+        # at most one comma: given ", " between any words, the 1.5B chained clause after
+        # clause ("X kissed Peter, X kissed his daughters, ...") until it looped or was cut
+        half = BOUND_WORDS // 2 - 1
+        rules.append(f'text ::= word (" " word){{2,{half}}} ("," (" " word){{1,{half}}})? "."')
+    rules.append('line ::= "- " text " " cite cite? cite? "\\n"')
+    if themed:
+        rules += [r'title ::= [^\n\[\]#-] [^\n\[\]#.]{0,80}',
+                  f'root ::= "## " title "\\n" line{{1,{max_lines}}}']
     else:
         rules.append(f"root ::= line{{1,{max_lines}}}")
     return "\n".join(rules) + "\n"
@@ -135,6 +256,8 @@ class _Checker:
         self.first_line_at: float | None = None
         self.repeats = 0  # lines of this reply that repeat an earlier one
         self.groups: list[int] = []  # the topic of each section (a themed answer)
+        self.bound = False  # lines written under `bound_grammar` (cut at BOUND_WORDS)
+        self.cached = 0  # topics (or answers) whose reply was read from the cache
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -164,6 +287,10 @@ class _Checker:
         verdict = support.check(text, sources, self.question)
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
         ok, reason = verdict.ok, verdict.reason
+        if _loops(text):
+            ok, reason = False, "repeats itself"
+        elif self.bound and len(text.split()) >= BOUND_WORDS:
+            ok, reason = False, "cut off at the word limit"
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
@@ -219,13 +346,15 @@ class _Checker:
 def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evidence],
           group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
           max_sections: int = 6, max_lines: int = 8,
-          name_words: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
+          name_words: frozenset[str] = frozenset(), bound: bool = False,
+          cache: ReplyCache | None = None) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
     Themes" section citing the first sentences). Returns the checked answer and its
     reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words)
+    checker.bound = bound
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, TOPIC_LINES)
@@ -233,26 +362,75 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         budget = max(64, max_tokens // max(1, len(calls)) + 32)
     else:
         calls, budget = [(list(range(1, len(evidence) + 1)), False, max_lines)], max_tokens
-    for k, (numbers, themed, lines) in enumerate(calls):
-        if themed:  # a section per topic, even one the writer leaves empty
-            checker.written.sections.append(("", []))
-            checker.groups.append(groups[k])
+    requests = []
+    for numbers, themed, lines in calls:
         layout = THEMED_LAYOUT if themed else PLAIN_LAYOUT.format(n=lines)
         # a topic is asked what its evidence tells: asked the user's "main themes?" itself,
         # the 1.5B wrote "Main Themes" and readings of the story no sentence states
         asked = TOPIC_QUESTION.format(question=question) if themed else question
         prompt = prompts.render("write_answer", layout=layout, question=asked,
                                 evidence=evidence_text(evidence, numbers))
+        if bound:
+            texts = [e.text for e in evidence]
+            cjk = bool(CJK.search(" ".join(texts[n - 1] for n in numbers)))
+            rules = bound_grammar(texts, numbers, themed, lines, cjk)
+        else:
+            rules = grammar(numbers, themed, lines)
+        requests.append(Request([{"role": "user", "content": prompt}], rules, budget, "write"))
+    # the topics are decoded together (the batched decoder reads the weights once a step for
+    # all of them); each reply is then read line by line, checked, and streamed in order
+    replies = _replies(model, requests, cache, checker)
+    for k, ((_numbers, themed, _lines), reply) in enumerate(zip(calls, replies)):
+        if themed:  # a section per topic, even one the writer leaves empty
+            checker.written.sections.append(("", []))
+            checker.groups.append(groups[k])
         checker.repeats = 0
-        model.complete([{"role": "user", "content": prompt}], max_tokens=budget,
-                       grammar=grammar(numbers, themed, lines), purpose="write", on_text=checker)
-        if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
-            checker.line(checker.buffer)
+        checker(reply if reply.endswith("\n") else reply + "\n")
         checker.buffer = ""
         topic_stood = any(w.ok for w in checker.written.sections[k][1]) if themed else True
         if on_text is not None and not topic_stood:
             on_text(("\n" if k else "") + checker.quoted(k))
     return checker.written, checker
+
+
+CACHE_VERSION = 1  # raised when what decodes a request changes (`models/decode.py`)
+
+
+class ReplyCache(Protocol):
+    """What a writer wrote before, by request key (the index's `written_cache` table)."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, rows: dict[str, str]) -> None: ...
+
+
+def request_key(model: ChatModel, request: Request) -> str:
+    """The writer (its name and weights' size), the prompt, the grammar and the budget: a
+    cached reply is reused only for the very same request."""
+    path = getattr(model, "path", None)
+    size = path.stat().st_size if path is not None and path.exists() else 0
+    text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
+                       request.max_tokens], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
+             checker: _Checker) -> list[str]:
+    """The writer's replies: those cached read back, the others decoded together (the
+    batched decoder reads the weights once a step for all of them) and cached. At
+    temperature 0 a reply is a function of its request, so a cached one is what the
+    writer would write again."""
+    keys = [request_key(model, r) for r in requests] if cache is not None else []
+    replies = [cache.get(k) if cache is not None else None for k in keys] or [None] * len(requests)
+    todo = [i for i, r in enumerate(replies) if r is None]
+    checker.cached = len(requests) - len(todo)
+    if todo:
+        fresh = model.complete_many([requests[i] for i in todo])
+        for i, text in zip(todo, fresh):
+            replies[i] = text
+        if cache is not None:
+            cache.put({keys[i]: replies[i] for i in todo})
+    return [r or "" for r in replies]
 
 
 def render(checker: _Checker) -> str:
