@@ -277,7 +277,8 @@ def status(index_dir: Path) -> dict[str, Any]:
                               + (f"; a build is running on it ({describe_marker(running)})"
                                  if running else ""))
     counts = {t: store.count(t) for t in OUTPUT_TABLES}
-    work = {t: store.count(t) for t in ("extractions", "summaries", "report_cache", "llm_calls")}
+    work = {t: store.count(t) for t in ("extractions", "summaries", "report_cache", "llm_calls",
+                                        "written_cache")}
     failed_chunks = [
         {"chunk_id": r["chunk_id"], "error": r["error"]}
         for r in store.read("extractions") if r["status"] != "ok"

@@ -51,7 +51,7 @@ THEMED_LAYOUT = (
 TOPIC_QUESTION = ("What does this evidence tell? (It is one topic of the answer to: "
                   "\"{question}\")")
 TOPIC_LINES = 2  # written sentences per topic at most
-QUOTED_LINES = 2  # evidence sentences shown for a topic where nothing written stood
+QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
@@ -377,6 +377,9 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         else:
             rules = grammar(numbers, themed, lines)
         requests.append(Request([{"role": "user", "content": prompt}], rules, budget, "write"))
+    if not group_titles:  # one reply: each line streamed as soon as it is written and checked
+        _streamed(model, requests[0], cache, checker)
+        return checker.written, checker
     # the topics are decoded together (the batched decoder reads the weights once a step for
     # all of them); each reply is then read line by line, checked, and streamed in order
     replies = _replies(model, requests, cache, checker)
@@ -431,6 +434,25 @@ def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None
         if cache is not None:
             cache.put({keys[i]: replies[i] for i in todo})
     return [r or "" for r in replies]
+
+
+def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
+              checker: _Checker) -> None:
+    """One reply read by `checker` as the writer writes it (or read back from the cache)."""
+    key = request_key(model, request) if cache is not None else ""
+    text = cache.get(key) if cache is not None else None
+    if text is not None:
+        checker.cached = 1
+        checker(text)
+    else:
+        text = model.complete(request.messages, grammar=request.grammar,
+                              max_tokens=request.max_tokens, purpose=request.purpose,
+                              on_text=checker)
+        if cache is not None:
+            cache.put({key: text})
+    if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
+        checker.line(checker.buffer)
+    checker.buffer = ""
 
 
 def render(checker: _Checker) -> str:
