@@ -123,9 +123,10 @@ class QuerySettings:
     writer_quotes: int = 8  # basic, local, drift: sentences
     writer_theme_quotes: int = 4  # global, ts: sentences per theme
     writer_evidence_words: int = 900  # global, ts: words of evidence at most
+    writer_answer_words: int = 400  # global, ts: a written answer's words at most (whole topics)
     # true: the writer's lines may use only the words of the evidence it was given (and
     # function words), by grammar; false: any words, the support check drops what fails
-    writer_bound: bool = False
+    writer_bound: bool = True
     # DRIFT: a primer over the reports nearest the question, then local follow-ups
     drift_top_reports: int = 5  # the primer's reports
     drift_followups: int = 2  # follow-ups per primer report (per reply, abstractive)
@@ -233,7 +234,7 @@ class Settings:
                      "theme_quotes", "answer_words", "selection_tests", "drift_top_reports",
                      "drift_followups", "drift_depth", "drift_sentences", "drift_quotes",
                      "drift_max_followups", "writer_max_tokens", "writer_quotes",
-                     "writer_theme_quotes", "writer_evidence_words"):
+                     "writer_theme_quotes", "writer_evidence_words", "writer_answer_words"):
             if getattr(q, name) < 1:
                 raise ConfigError(f"{where}: query.{name} must be at least 1")
         v = self.serve

@@ -79,9 +79,9 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     assert 'root ::= "## " title' in first
     prompt = model.asked[0]["messages"][0]["content"]
     assert "[1] Hannah Greer" in prompt and "[3] Tobias Renn" in prompt and "[2] The Halvard" not in prompt
-    # a topic is asked what its evidence tells, for the user's question; evidence first
-    asked = wr.TOPIC_QUESTION.format(question="What are the main themes?")
-    assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {asked}")
+    # a topic is asked what its evidence tells (not the question: see TOPIC_QUESTION)
+    assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {wr.TOPIC_QUESTION}")
+    assert "What are the main themes?" not in prompt
 
 
 def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
@@ -153,7 +153,8 @@ class DictCache:
 
 def test_a_written_topic_is_cached_and_read_back_for_the_same_request():
     """Item 4: what the writer wrote is kept by request (writer, prompt, grammar); the same
-    request later reads it back without the model; another question asks again."""
+    request later reads it back without the model, for another question too (a topic is
+    written from its evidence alone); other evidence is written anew."""
     replies = ["## The harbour dispute\n"
                "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",
                "## Trade\n- The Halvard Shipping Company moves timber and grain [2]\n"]
@@ -166,9 +167,26 @@ def test_a_written_topic_is_cached_and_read_back_for_the_same_request():
     _out, c2 = wr.write(again, load_prompts(), "What are the main themes?", evidence(), titles,
                         max_tokens=300, cache=cache)
     assert c2.cached == 2 and wr.render(c2) == wr.render(c1)
+    _out, c3 = wr.write(again, load_prompts(), "Who trades?", evidence(), titles,
+                        max_tokens=300, cache=cache)
+    assert c3.cached == 2
     other = FakeChatModel(list(replies))
-    wr.write(other, load_prompts(), "Who trades?", evidence(), titles, max_tokens=300, cache=cache)
+    changed = [wr.Evidence(e.text + " It rained.", e.refs, e.group) for e in evidence()]
+    wr.write(other, load_prompts(), "Who trades?", changed, titles, max_tokens=300, cache=cache)
     assert len(other.asked) == 2 and len(cache.rows) == 4
+
+
+def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
+    replies = ["## The harbour dispute\n"
+               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",
+               "## Trade\n- The Halvard Shipping Company moves timber and grain [2]\n"]
+    streamed: list[str] = []
+    out, checker = wr.write(FakeChatModel(replies), load_prompts(), "Themes?", evidence(),
+                            ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
+                            max_tokens=300, on_text=streamed.append, max_words=20)
+    assert (out.kept, out.dropped, out.left_out) == (1, 0, 1)
+    assert "Halvard" not in wr.render(checker) and "Halvard" not in "".join(streamed)
+    assert "Hannah Greer opposed" in "".join(streamed)
 
 
 def test_a_line_saying_the_same_words_twice_is_dropped():
@@ -204,3 +222,15 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     assert word.fullmatch("Greer") and word.fullmatch("timber") and word.fullmatch("the")
     assert not word.fullmatch("Tobias") and not word.fullmatch("fishing")  # 3 not given
     assert not word.fullmatch("not")  # a negation is a claim of its own
+
+
+def test_a_bound_line_the_word_limit_cut_is_dropped():
+    assert wr._cut("Bob's voice trembled when he said that Tiny Tim was growing strong and.")
+    assert wr._cut("Louisa wrote them down so that the children could.")
+    assert not wr._cut("Scrooge looked about him for the Ghost, and saw it not.")
+    assert not wr._cut("I know what it is, Fred.")
+    checker = wr._Checker(evidence(), [], "Who?", None)
+    checker.bound = True
+    checker("- Hannah Greer opposed the plan to dredge Aldren Harbour and. [1]\n")
+    assert checker.written.dropped == 1
+    assert checker.written.sections[0][1][0].reason == "cut off at the word limit"

@@ -173,7 +173,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     out, checker = wr.write(writer, a.prompts, a.question, evidence, titles,
                             max_tokens=a.settings.writer_max_tokens, on_text=a.on_text,
                             max_sections=a.settings.themes, name_words=_name_words(a.data),
-                            bound=a.settings.writer_bound, cache=a.written_cache)
+                            bound=a.settings.writer_bound, cache=a.written_cache,
+                            max_words=a.settings.writer_answer_words)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -194,6 +195,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
         result.answer = wr.render(checker)
         result.written["headings_replaced"] = out.headings_replaced
         result.written["topics_quoted"] = out.topics_quoted
+        result.written["topics_left_out"] = out.left_out
         cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs)
                  for n in out.cited(checker.groups, evidence)]
         result.citations = _citations(cited, a.data, extra)
