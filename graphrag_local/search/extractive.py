@@ -125,12 +125,13 @@ class Answering:
 
 def finish(method: str, a: Answering, quotes: list[Quote], *,
            themes: list[tuple[str, str, list[Quote]]] | None = None,
-           extra_citations: list[Citation] = (), level: int | None = None) -> SearchResult:
+           extra_citations: list[Citation] = (), level: int | None = None,
+           focus: float = 0.0) -> SearchResult:
     """The result: the chosen quotes (as a list, or under theme headings), their sources."""
     result = SearchResult(question=a.question, method=method, answer="", level=level)
     result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
     if quotes and a.writer is not None:
-        return _written(method, a, quotes, themes, list(extra_citations), result)
+        return _written(method, a, quotes, themes, list(extra_citations), result, focus)
     model = a.model() if a.lead else None
     calls_before = len(model.calls) if model is not None else 0
     if not quotes:
@@ -152,7 +153,7 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
 
 def _written(method: str, a: Answering, quotes: list[Quote],
              themes: list[tuple[str, str, list[Quote]]] | None, extra: list[Citation],
-             result: SearchResult) -> SearchResult:
+             result: SearchResult, focus: float = 0.0) -> SearchResult:
     """The answer written by the writer model from the chosen quotes, each of its
     sentences checked against the quotes it cites (`written.py`). Where the check keeps
     none of a plain answer, the quotes are the answer, as without a writer, and it says so
@@ -174,7 +175,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_tokens=a.settings.writer_max_tokens, on_text=a.on_text,
                             max_sections=a.settings.themes, name_words=_name_words(a.data),
                             bound=a.settings.writer_bound, cache=a.written_cache,
-                            max_words=a.settings.writer_answer_words)
+                            max_words=a.settings.writer_answer_words,
+                            asked=focus >= wr.FOCUSED)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -266,7 +268,8 @@ def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selec
         quotes += mine
         if t.group.citation is not None:
             cites.append(replace(t.group.citation, score=round(t.relevance, 3), cited=True))
-    result = finish(method, a, quotes, themes=blocks, extra_citations=cites, level=level)
+    result = finish(method, a, quotes, themes=blocks, extra_citations=cites, level=level,
+                    focus=selection.focus)
     result.timings["focus"] = round(selection.focus, 3)
     result.map_calls = 0
     return result

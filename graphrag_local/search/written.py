@@ -51,6 +51,11 @@ THEMED_LAYOUT = (
 # of These Stories"). A topic's writing so depends on its evidence alone, and a later
 # question whose search chooses the same evidence reads it from the cache.
 TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer answer.)"
+# a focused question (`themes.focus_of`: "Who chairs the Greywater Fishing Cooperative?"
+# is 1.0, "What are the main themes?" 0.03-0.3) is put to each topic: asked only what its
+# evidence tells, the writer left out the asked fact (samples/facts.jsonl, global: 11 of 14)
+FOCUSED = 0.75
+FOCUSED_QUESTION = "{question} (The evidence is one topic of the answer.)"
 TOPIC_LINES = 2  # written sentences per topic at most
 QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
@@ -169,7 +174,8 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
     return "\n".join(rules) + "\n"
 
 
-_VOCAB_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# a number whole ("400,000", "2.5"), or a word with its apostrophes ("Scrooge's")
+_VOCAB_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
 # words a written sentence may use whatever it cites (what the support check ignores),
 # less the negations: "not" is a claim of its own
 NEGATIONS = frozenset({"not", "no", "nor", "never", "nothing", "none", "neither"})
@@ -397,7 +403,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
-          cache: ReplyCache | None = None, max_words: int = 400
+          cache: ReplyCache | None = None, max_words: int = 400, asked: bool = False
           ) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
@@ -418,8 +424,10 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         layout = THEMED_LAYOUT if themed else PLAIN_LAYOUT.format(n=lines)
         # a topic is asked what its evidence tells: asked the user's "main themes?" itself,
         # the 1.5B wrote "Main Themes" and readings of the story no sentence states
-        asked = TOPIC_QUESTION if themed else question
-        prompt = prompts.render("write_answer", layout=layout, question=asked,
+        put = question
+        if themed:
+            put = FOCUSED_QUESTION.format(question=question) if asked else TOPIC_QUESTION
+        prompt = prompts.render("write_answer", layout=layout, question=put,
                                 evidence=evidence_text(evidence, numbers))
         if bound:
             texts = [e.text for e in evidence]
