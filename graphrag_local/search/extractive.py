@@ -126,7 +126,7 @@ class Answering:
 def finish(method: str, a: Answering, quotes: list[Quote], *,
            themes: list[tuple[str, str, list[Quote]]] | None = None,
            extra_citations: list[Citation] = (), level: int | None = None,
-           focus: float = 0.0) -> SearchResult:
+           focus: float = 1.0) -> SearchResult:
     """The result: the chosen quotes (as a list, or under theme headings), their sources."""
     result = SearchResult(question=a.question, method=method, answer="", level=level)
     result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
@@ -153,7 +153,7 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
 
 def _written(method: str, a: Answering, quotes: list[Quote],
              themes: list[tuple[str, str, list[Quote]]] | None, extra: list[Citation],
-             result: SearchResult, focus: float = 0.0) -> SearchResult:
+             result: SearchResult, focus: float = 1.0) -> SearchResult:
     """The answer written by the writer model from the chosen quotes, each of its
     sentences checked against the quotes it cites (`written.py`). Where the check keeps
     none of a plain answer, the quotes are the answer, as without a writer, and it says so

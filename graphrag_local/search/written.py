@@ -390,7 +390,9 @@ class _Checker:
             g = self.groups[section]
             cited = [self.evidence[n - 1] for n in _quoted_numbers(self.evidence, g)]
             title = self.group_titles[g]
-        if heading and cited and not _restates(heading, self.question) and not _loops(heading):
+        earlier = {h.lower() for h, _ls in self.written.sections[:section]}
+        if (heading and cited and not _restates(heading, self.question) and not _loops(heading)
+                and heading.lower() not in earlier):  # a heading said twice names no topic
             given = (" ".join(e.text for e in cited) + " " + title + " " + self.question).lower()
             words = support.names_and_numbers(heading)
             if all(w.lower() in given for w in words
