@@ -7,6 +7,7 @@ from fakes import FakeChatModel
 
 from graphrag_local import support
 from graphrag_local.prompts import load_prompts
+from graphrag_local.search import bound as bd
 from graphrag_local.search import written as wr
 
 SOURCES = [
@@ -213,11 +214,11 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     import re
 
     words = ["a", "an", "and", "Scrooge", "Scrooge's", "scrooge"]
-    pattern = re.compile(_as_regex(wr._trie(words)))
+    pattern = re.compile(_as_regex(bd._trie(words)))
     assert all(pattern.fullmatch(w) for w in words)
     assert not any(pattern.fullmatch(w) for w in ("Scroog", "ands", "Bob", ""))
-    assert {"Scrooge", "scrooge", "Scrooge's"} <= set(wr.vocabulary("Scrooge's nephew"))
-    g = wr.bound_grammar(list(SOURCES), [1, 2], True, 2)
+    assert {"Scrooge", "scrooge", "Scrooge's"} <= set(bd.vocabulary("Scrooge's nephew"))
+    g = bd.bound_grammar(list(SOURCES), [1, 2], True, 2)
     word = re.compile(_as_regex(g.split("word ::= ")[1].split("\n")[0]))
     assert word.fullmatch("Greer") and word.fullmatch("timber") and word.fullmatch("the")
     assert not word.fullmatch("Tobias") and not word.fullmatch("fishing")  # 3 not given
@@ -225,10 +226,10 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
 
 
 def test_a_bound_line_the_word_limit_cut_is_dropped():
-    assert wr._cut("Bob's voice trembled when he said that Tiny Tim was growing strong and.")
-    assert wr._cut("Louisa wrote them down so that the children could.")
-    assert not wr._cut("Scrooge looked about him for the Ghost, and saw it not.")
-    assert not wr._cut("I know what it is, Fred.")
+    assert bd.cut("Bob's voice trembled when he said that Tiny Tim was growing strong and.")
+    assert bd.cut("Louisa wrote them down so that the children could.")
+    assert not bd.cut("Scrooge looked about him for the Ghost, and saw it not.")
+    assert not bd.cut("I know what it is, Fred.")
     checker = wr._Checker(evidence(), [], "Who?", None)
     checker.bound = True
     checker("- Hannah Greer opposed the plan to dredge Aldren Harbour and. [1]\n")

@@ -1,0 +1,141 @@
+"""The bound grammar of a written line (`query.writer_bound`, on by default): a line the
+writer writes may use only the words of the evidence it was given, the function words and
+the relating words (`support.FUNCTION_WORDS`, `support.FRAME_WORDS`; negations excluded),
+as a trie-shaped GBNF; in Chinese or Japanese, the characters of its evidence. The writer
+still chooses which words, in what order, and what to leave out. And `cut`: whether a
+bound line was ended by the grammar's word limit rather than by the writer.
+
+What it deliberately does not do: decide whether a line is true (`support.check` does,
+after), or bind headings in alphabetic scripts (a heading names a topic; it is checked for
+names its evidence lacks in `written.py`)."""
+
+from __future__ import annotations
+
+import re
+
+from .. import support
+from ..language.scripts import KANA
+
+# a number whole ("400,000", "2.5"), or a word with its apostrophes ("Scrooge's")
+_VOCAB_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
+# words a written sentence may use whatever it cites (what the support check ignores),
+# less the negations: "not" is a claim of its own
+NEGATIONS = frozenset({"not", "no", "nor", "never", "nothing", "none", "neither"})
+BOUND_WORDS = 34  # a bound line's words at most: a line this long was cut, not ended
+# function characters a bound Chinese or Japanese line may add
+CJK_CHARS = "的了是在和与他她它们也都这那个有为被把对从到中上下就又而"
+
+
+def _literal(word: str) -> str:
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _char_class(chars: str) -> str:
+    esc = "".join("\\" + c if c in "]\\^-[" else c for c in sorted(set(chars)))
+    return f"[{esc}]"
+
+
+def vocabulary(text: str) -> list[str]:
+    """The word forms a sentence citing `text` may use: its words as written, lower-cased
+    and capitalised (a sentence may start with any of them)."""
+    out: dict[str, None] = {}
+    for w in _VOCAB_WORD.findall(text):
+        base = re.sub(r"['’]s$", "", w)  # "Scrooge's" gives "Scrooge" too
+        for form in (w, w.lower(), w[:1].upper() + w[1:], base, base.lower(),
+                     base[:1].upper() + base[1:]):
+            out[form] = None
+    return list(out)
+
+
+ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.")  # words with a full stop inside a line
+
+
+def _trie(words: list[str]) -> str:
+    """A GBNF expression matching exactly `words`, as a trie: alternatives that share a
+    prefix share it, so llama.cpp follows a few grammar stacks at a word's start, not one
+    a word (with ~500 words as plain alternatives, every masked step cost ~1 s)."""
+    root: dict = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def expr(node: dict) -> str:
+        alts, end = [], "" in node
+        for ch, child in sorted((k, v) for k, v in node.items() if k):
+            label = ch
+            while len(child) == 1 and "" not in child:  # a chain: one literal
+                (nxt, child), = child.items()
+                label += nxt
+            rest = expr(child) if any(k for k in child) else ""
+            alts.append(_literal(label) + (" " + rest if rest else ""))
+        body = alts[0] if len(alts) == 1 and not end else "(" + " | ".join(alts) + ")"
+        return body + ("?" if end and alts else "")
+
+    return expr(root)
+
+
+def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
+                  cjk: bool = False) -> str:
+    """GBNF where a line is written only with the words of the evidence `ids` it was
+    given, the function words and the relating words (`support.FUNCTION_WORDS`,
+    `support.FRAME_WORDS`), and nothing else; it ends with one to three of `ids`. The
+    writer still chooses which words, in what order, and what to leave out: it writes, but
+    a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
+    "a farming village located in the United Kingdom" where no source said so). Whether
+    what a line cites holds its words is the support check's to say. In Chinese or
+    Japanese a line is bound to the characters of its evidence."""
+    common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS
+    rules = [
+        f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
+        'cite ::= "[" id "]"',
+    ]
+    given = " ".join(evidence[i - 1] for i in ids)
+    if cjk:
+        # Chinese function characters for a Chinese text only: given them, the 1.5B wrote
+        # Japanese mixed with Chinese ("隙尚的亡くなったとき")
+        chars = "".join(c for c in given if c.isalnum()) + ("" if KANA.search(given)
+                                                               else CJK_CHARS)
+        rules.append(f"word ::= {_char_class(chars)}")
+        rules.append('text ::= word{6,80} "。"')
+    else:
+        words = set(vocabulary(given)) | {f for w in common for f in (w, w[:1].upper() + w[1:])}
+        words |= {a for a in ABBREVIATIONS if a in given}
+        rules.append(f"word ::= {_trie(sorted(words))}")
+        # at most one comma: given ", " between any words, the 1.5B chained clause after
+        # clause ("X kissed Peter, X kissed his daughters, ...") until it looped or was cut
+        half = BOUND_WORDS // 2 - 1
+        rules.append(f'text ::= word (" " word){{2,{half}}} ("," (" " word){{1,{half}}})? "."')
+    rules.append('line ::= "- " text " " cite cite? cite? "\\n"')
+    if themed:
+        # in Chinese or Japanese a heading too is made of its evidence's characters (the
+        # 1.5B headed Japanese topics in Chinese: "鹿之助的故事")
+        title = "word{2,24}" if cjk else r'[^\n\[\]#-] [^\n\[\]#.]{0,80}'
+        rules += [f"title ::= {title}",
+                  f'root ::= "## " title "\\n" line{{1,{max_lines}}}']
+    else:
+        rules.append(f"root ::= line{{1,{max_lines}}}")
+    return "\n".join(rules) + "\n"
+
+
+# words a sentence does not end on: a bound line ending on one was cut by the word limit
+CUT_WORDS = frozenset("""
+a an the and or but nor of to for from by with without about into onto between among
+through during than as if because while though although whether which who whom whose
+that these those its their his my our your at when where could would should can may
+might must shall will s
+le la les un une des du de et der die das ein eine und el los las y del al con por para
+que""".split())
+
+
+JA_CLAUSE_ENDS = "がてでとにをはのもばへや、"  # a Japanese line ending on one ends mid-clause
+
+
+def cut(text: str) -> bool:
+    """A bound line the grammar's word limit ended: at the limit, or on a word that cannot
+    end a sentence ("... growing strong and.", "本庄は丹後国の者で。")."""
+    if KANA.search(text):
+        return text.rstrip("。").endswith(tuple(JA_CLAUSE_ENDS))
+    words = re.findall(r"\w+", text)
+    return len(words) >= BOUND_WORDS or bool(words) and words[-1].lower() in CUT_WORDS
