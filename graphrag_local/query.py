@@ -130,18 +130,19 @@ class WrittenCache:
         self.store = store
         self._rows: dict[str, str] | None = None
 
-    def get(self, key: str) -> str | None:
+    def _loaded(self) -> dict[str, str]:
         if self._rows is None:
             self._rows = {r["key"]: r["text"] for r in self.store.read("written_cache")}
-        return self._rows.get(key)
+        return self._rows
+
+    def get(self, key: str) -> str | None:
+        return self._loaded().get(key)
 
     def put(self, rows: dict[str, str]) -> None:
-        if self._rows is None:
-            self.get("")
-        self._rows.update(rows)
+        self._loaded().update(rows)
         try:
             self.store.append("written_cache", [{"key": k, "text": v} for k, v in rows.items()])
-        except StoreError:
+        except StoreError:  # kept for this session only
             pass
 
 

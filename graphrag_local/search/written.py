@@ -11,8 +11,9 @@ the question, falls back to the community's own title); a topic where no written
 stands shows its first evidence sentences, quoted and marked so.
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
-weights once a step for all of them), then each reply is read line by line in topic order
-and each line streamed once it has passed the check. Each reply is kept in the index
+weights once a step for all of them), then each reply is checked line by line in topic
+order and each topic shown whole while the answer stays within its words (`max_words`);
+a plain answer (basic, local) streams each line once it has passed the check. Each reply is kept in the index
 (`written_cache`, by writer, prompt and grammar: `request_key`): the same request later,
 the same question again or another whose search chooses a topic's same evidence, reads it
 back instead of writing (LazyGraphRAG's way: only what a question reaches is written, once).
@@ -162,7 +163,8 @@ class _Checker:
     stands, rendered and passed on (`on_text`)."""
 
     def __init__(self, evidence: list[Evidence], group_titles: list[str], question: str,
-                 on_text: OnText | None, name_words: frozenset[str] = frozenset()):
+                 on_text: OnText | None, name_words: frozenset[str] = frozenset(),
+                 bound: bool = False):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         self.name_words = name_words  # lower-cased words of the index's entity names
         self.on_text = on_text
@@ -171,7 +173,7 @@ class _Checker:
         self.first_line_at: float | None = None
         self.repeats = 0  # lines of this reply that repeat an earlier one
         self.groups: list[int] = []  # the topic of each section (a themed answer)
-        self.bound = False  # lines written under `bound_grammar` (cut at BOUND_WORDS)
+        self.bound = bound  # lines written under `bound_grammar` (cut at its word limit)
         self.cached = 0  # topics (or answers) whose reply was read from the cache
 
     def __call__(self, piece: str) -> bool:
@@ -214,18 +216,17 @@ class _Checker:
         self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
         if ok:
             self.written.kept += 1
-            self._emit(len(self.written.sections) - 1, text, cites)
+            self._emit(text, cites)
         else:
             self.written.dropped += 1
 
-    def _emit(self, section: int, text: str, cites: tuple[int, ...]) -> None:
+    def _emit(self, text: str, cites: tuple[int, ...]) -> None:
+        """A kept line of a plain answer, streamed (a themed answer's sections are shown
+        whole by `write`)."""
         if self.on_text is None:
             return
         if self.first_line_at is None:
             self.first_line_at = time.perf_counter()
-        heading, lines = self.written.sections[section]
-        if heading and sum(w.ok for w in lines) == 1:  # the section's first kept line
-            self.on_text(("\n" if section else "") + f"**{self.heading_of(section)}**\n")
         self.on_text(f"- {text} [{', '.join(self.refs(cites))}]\n")
 
     def section_text(self, section: int) -> str:
@@ -288,8 +289,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     only that topic's evidence (a small model given all topics at once wrote one "Main
     Themes" section citing the first sentences). Returns the checked answer and its
     reader (for the render and the timing)."""
-    checker = _Checker(evidence, group_titles, question, on_text, name_words)
-    checker.bound = bound
+    checker = _Checker(evidence, group_titles, question, on_text, name_words, bound)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, TOPIC_LINES)
@@ -374,12 +374,12 @@ def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None
     temperature 0 a reply is a function of its request, so a cached one is what the
     writer would write again."""
     keys = [request_key(model, r) for r in requests] if cache is not None else []
-    replies = [cache.get(k) if cache is not None else None for k in keys] or [None] * len(requests)
+    replies: list[str | None] = [cache.get(k) for k in keys] if cache is not None else [
+        None] * len(requests)
     todo = [i for i, r in enumerate(replies) if r is None]
     checker.cached = len(requests) - len(todo)
     if todo:
-        fresh = model.complete_many([requests[i] for i in todo])
-        for i, text in zip(todo, fresh):
+        for i, text in zip(todo, model.complete_many([requests[i] for i in todo])):
             replies[i] = text
         if cache is not None:
             cache.put({keys[i]: replies[i] for i in todo})
@@ -410,19 +410,16 @@ def render(checker: _Checker) -> str:
     citations of the evidence it cites; a last line says how many were dropped."""
     written, out = checker.written, []
     written.topics_quoted = written.headings_replaced = 0  # counted here, as shown
-    for i, (_heading, lines) in enumerate(written.sections):
+    for i, (heading, lines) in enumerate(written.sections):
         kept = [w for w in lines if w.ok]
-        if not kept and i < len(checker.groups):  # nothing written stood: its evidence
-            out.append(("\n" if out else "") + checker.quoted(i).rstrip("\n"))
-            written.topics_quoted += 1
-            continue
-        if not kept:
-            continue
-        if i < len(checker.groups):
-            written.headings_replaced += bool(_heading) and checker.heading_of(i) != _heading
+        if i < len(checker.groups):  # a themed answer's topic, written or quoted
+            if kept:
+                written.headings_replaced += bool(heading) and checker.heading_of(i) != heading
+            else:
+                written.topics_quoted += 1
             out.append(("\n" if out else "") + checker.section_text(i).rstrip("\n"))
-            continue
-        out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
+        else:
+            out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
     if written.dropped:
         out.append("")
         out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
