@@ -5,6 +5,8 @@ needs; heavy libraries are imported only when a function needs them."""
 from __future__ import annotations
 
 import hashlib
+import time
+from collections.abc import Callable
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
@@ -218,6 +220,21 @@ def question_embedder(batch_size: int = 32):
     return MiniLMEmbedder(batch_size)
 
 
+def write_reports(index_dir: Path, *, config: Path | None = None, writer: str | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Every community report of a built extractive index written by the writer now
+    (`query.Session.write_reports`): later questions read them back."""
+    session = open_session(index_dir, config=config, writer=writer)
+    try:
+        started = time.perf_counter()
+        out = session.write_reports(progress)
+        out["seconds"] = round(time.perf_counter() - started, 1)
+        out["writer"] = session.writer_name
+        return out
+    finally:
+        session.close()
+
+
 def open_session(
     index_dir: Path, *, config: Path | None = None, model: str | None = None,
     writer: str | None = None,
@@ -230,18 +247,27 @@ def open_session(
     from .query import Session
 
     settings, info = session_settings(index_dir, config=config, model=model)
-    if writer is not None:
-        settings = replace(settings, query=replace(settings.query, writer=writer))
-
-    def get_writer(name: str):  # an unknown name is model_info's clear error, listing presets
-        return open_chat_model(model_info(resolve_settings(config, name)), settings.seed)
+    settings = with_writer(settings, writer)
 
     return Session(
         index_dir, settings, project_prompts(config),
         get_model=lambda: open_chat_model(info, settings.seed),
         get_embedder=lambda: question_embedder(settings.embed.batch_size),
-        get_writer=get_writer,
+        get_writer=lambda name: open_writer(name, config, settings.seed),
     )
+
+
+def open_writer(name: str, config: Path | None, seed: int):
+    """The writer preset `name`, loaded (an unknown name is model_info's clear error,
+    listing the presets)."""
+    return open_chat_model(model_info(resolve_settings(config, name)), seed)
+
+
+def with_writer(settings: Settings, writer: str | None) -> Settings:
+    """`settings` with the query writer `writer` (None: the config's)."""
+    if writer is None:
+        return settings
+    return replace(settings, query=replace(settings.query, writer=writer))
 
 
 def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -> dict[str, Any]:

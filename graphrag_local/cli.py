@@ -52,6 +52,12 @@ def build(
         "no model before the reports). Default: the config's method, else standard.",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls and time; run nothing."),
+    writer: str | None = typer.Option(
+        None, "--writer", help="A writer preset (e.g. qwen2.5-coder-1.5b) that writes every "
+        "community's report once the index is built (implies --write-reports)."),
+    write_reports: bool = typer.Option(
+        False, "--write-reports", help="Write every community's report now with the writer "
+        "(--writer, or the config's), not when a question first reaches it: worth it on a GPU."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Build (or resume, or update) the index of DOCS_DIR."""
@@ -67,6 +73,10 @@ def build(
     with ProgressBars(quiet=as_json) as progress:
         summary = api.build(docs_dir, index, config=config, model=model, method=method,
                             progress=progress)
+        if writer or write_reports:
+            summary["written_reports"] = api.write_reports(
+                index, config=config, writer=writer,
+                progress=lambda done, total: progress("written", done, total))
     if as_json:
         print(json.dumps(summary, indent=2))
     else:
@@ -406,6 +416,7 @@ def serve(
     name: str | None = typer.Option(None, "--name", help="The model id clients see (default: the index folder's name)."),
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
+    writer: str | None = WriterOpt,
 ) -> None:
     """Serve the index warm to other tools: OpenAI-compatible chat (/v1/chat/completions,
     /v1/models), a query API (/query) and /health. `query` and `chat` use it too."""
@@ -415,7 +426,8 @@ def serve(
         err.print(f"serving {index} at {url} (OpenAI base URL {url}/v1); Ctrl-C stops it",
                   highlight=False)
 
-    run(index, config=config, model=model, host=host, port=port, name=name, ready=ready)
+    run(index, config=config, model=model, host=host, port=port, name=name, ready=ready,
+        writer=writer)
 
 
 @app.command()
@@ -530,6 +542,10 @@ def _render_summary(s: dict, index: Path) -> None:
          f"{s['tokens_in']} / {s['reused_prompt_tokens']} / {s['tokens_out']}"),
     ]
     rows += [(f"time: {k}", f"{v:.1f} s") for k, v in s["stage_seconds"].items()]
+    if "written_reports" in s:
+        w = s["written_reports"]
+        rows.append((f"reports written by {w['writer']} (new / kept)",
+                     f"{w['written']} / {w['cached']} in {w['seconds']:.1f} s"))
     rows.append(("wall time", f"{s['wall_seconds']:.1f} s"))
     for k, v in rows:
         t.add_row(k, str(v))

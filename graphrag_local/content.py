@@ -74,7 +74,7 @@ class Extractive(ContentMode):
         return elements.extractive_reporter(b)
 
     def answer(self, session, method, question, level, history, on_text, lead):
-        from .search import drift, themes
+        from .search import drift, themes, written
         from .search.selection import select_communities
 
         s = session.settings.query
@@ -115,6 +115,12 @@ class Extractive(ContentMode):
             scored, sentences, max_themes=s.themes, quotes_per_theme=s.theme_quotes,
             max_words=s.answer_words, focus=focus,
             margin=themes.peak_margin(sentences, q))
+        if session.writer_name and selection.focus < written.REPORTED:
+            # a collection-wide question: each topic is written as its group's report,
+            # from evidence that does not depend on the question (read from the cache by
+            # any later question that reaches the group, or `build --write-reports`)
+            selection = themes.as_reports(selection, sentences, s.writer_theme_quotes,
+                                          written.REPORT_WORDS)
         result = ex.themed(method, a, sentences, selection, level=lv)
         result.timings["relevance_tests"] = tests
         result.context = trace + result.context

@@ -315,6 +315,51 @@ class Session:
             )
         return int(level)
 
+    # -- written reports ------------------------------------------------------------------
+    def write_reports(self, on_progress: Callable[[int, int], None] | None = None,
+                      batch: int = 8) -> dict[str, int]:
+        """Every community's report written by the writer now (`build --write-reports`, the
+        paper's way: worth it on a GPU), instead of when a question first reaches it. Each
+        is the request a collection-wide global question makes for that community
+        (`themes.report_rows`, `written.topic_request`), kept in `written_cache`: later
+        questions read it back. Returns how many were written and how many were there."""
+        from .search import extractive as ex
+        from .search import themes
+        from .search import written as wr
+
+        if not self.writer_name:
+            raise ConfigError("writing reports needs a writer: --writer PRESET (or `writer` "
+                              "under [query] in the config)")
+        if self.mode.name != "extractive":
+            raise ConfigError(f"the index at {self.index_dir} is {self.mode.name}: its model "
+                              "wrote its reports at build time")
+        s, sentences = self.settings.query, self.sentences
+        groups = ex.community_groups(self.data, sentences, [c.id for c in self.data.communities])
+        requests = []
+        for g in groups:
+            rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
+            if rows:
+                requests.append(wr.topic_request(self.prompts, [sentences.text(r) for r in rows],
+                                                 bound=s.writer_bound))
+        writer, cache = self.writer, self.written_cache
+        keys = [wr.request_key(writer, r) for r in requests]
+        first: dict[str, int] = {}  # two communities with the same evidence: one request
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        todo = [i for key, i in first.items() if cache.get(key) is None]
+        done = 0
+        if on_progress is not None:
+            on_progress(0, len(todo))
+        for start in range(0, len(todo), batch):
+            part = todo[start:start + batch]
+            replies = writer.complete_many([requests[i] for i in part])
+            cache.put({keys[i]: text for i, text in zip(part, replies)})
+            done += len(part)
+            if on_progress is not None:
+                on_progress(done, len(todo))
+        return {"communities": len(groups), "written": len(todo),
+                "cached": len(first) - len(todo)}
+
     # -- asking -------------------------------------------------------------------------
     def ask(
         self,

@@ -4,6 +4,7 @@ line it shows cites sources that resolve, each line went through the support che
 checked lines were streamed, and nothing left the machine."""
 
 import re
+import shutil
 
 import pytest
 from conftest import no_network
@@ -66,3 +67,27 @@ def test_every_shown_sentence_passed_the_support_check(written):
         assert ("dropped" in r.answer) == bool(r.written["dropped"])
     for t in quoted:
         assert written["streamed"].count(t) >= 1  # a quoted topic is streamed too
+
+
+def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp_path):
+    """`build --write-reports`: every community's report written now; a collection-wide
+    question then writes nothing (each topic is its community's report, read back), and
+    writing them again finds them all there."""
+    if not presets.locate_assemble_parts(presets.get_preset(WRITER)):
+        pytest.skip("the writer's parts are not installed")
+    index = tmp_path / "index"
+    shutil.copytree(e2e["index"], index)
+    with no_network() as attempts:
+        first = api.write_reports(index, writer=WRITER)
+        session = api.open_session(index, writer=WRITER)
+        r = session.ask("What are these documents about?", method="global")
+        session.close()
+        again = api.write_reports(index, writer=WRITER)
+    assert not attempts
+    # (some may be there already: the fixture's question wrote its topics into the index)
+    assert first["written"] + first["cached"] >= 3
+    assert first["communities"] >= first["written"] + first["cached"]
+    assert again["written"] == 0 and again["cached"] == first["written"] + first["cached"]
+    topics = sum(1 for line in r.answer.splitlines() if line.startswith("**"))
+    assert topics >= 2 and r.written["cached_topics"] >= topics and not r.calls
+    assert r.written["kept"] + r.written.get("topics_quoted", 0) >= 1

@@ -339,3 +339,32 @@ def test_mcp_client_lists_the_tools_and_calls_query_and_entity(e2e):
     assert out["nobody"].is_error and "no entity named" in out["nobody"].content[0].text
     status = json.loads(out["status"].content[0].text)
     assert status["complete"] is True and status["tables"]["entities"] == len(e2e["tables"]["entities"])
+
+
+def test_a_served_writer_streams_its_checked_lines(e2e, tmp_path):
+    """`serve --writer`: a streamed global answer arrives topic by topic, each written line
+    citing sources of the index (checked before it is sent), then the sources."""
+    from graphrag_local.models import presets
+
+    writer = "qwen2.5-coder-0.5b"
+    if not presets.locate_assemble_parts(presets.get_preset(writer)):
+        pytest.skip("the writer's parts are not installed")
+    index = tmp_path / "index"
+    shutil.copytree(e2e["index"], index)
+    proc, url = start(index, tmp_path / "serve.log", "--writer", writer)
+    try:
+        stream = client({"url": url}).chat.completions.create(
+            model=f"{index.name}:global", stream=True,
+            messages=[{"role": "user", "content": "What are the main themes of these documents?"}])
+        chunks = list(stream)
+    finally:
+        stop(proc)
+    pieces = [c.choices[0].delta.content or "" for c in chunks]
+    text = "".join(pieces)
+    answer = text.split("\n\n**Sources**")[0]
+    assert sum(1 for p in pieces if p.startswith("**") or p.startswith("\n**")) >= 2, pieces
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert lines and all(line.rstrip().endswith("]") and "[S" in line for line in lines), answer
+    last = chunks[-1]
+    assert last.choices[0].finish_reason == "stop" and last.model_extra["method"] == "global"
+    assert_sources_resolve(last.model_extra["sources"], e2e)

@@ -13,10 +13,12 @@ from graphrag_local.search.themes import (
     PEAK_MARGIN,
     SPREAD_MARGIN,
     Group,
+    as_reports,
     choose_themes,
     embedding_test,
     focus_of,
     peak_margin,
+    report_rows,
     score_groups,
     select_dynamic,
 )
@@ -227,3 +229,26 @@ def test_scores_that_differ_in_the_last_bits_tie_and_the_earlier_row_wins():
         assert sims[0] == sims[1] and sims[0] == round(float(sims[0]), SCORE_DECIMALS)
     s.matrix[1, 0] += 1e-3  # a real difference still ranks
     assert s.nearest(q, 2).tolist() == [1, 0]
+
+
+def test_a_groups_report_evidence_is_the_same_whatever_is_asked():
+    """A written report's evidence (`report_rows`) does not depend on the question, so
+    every collection-wide question that reaches the group reads the report written once;
+    a theme whose evidence is mostly an earlier one's is left out (written twice)."""
+    s = index()
+    everyone = group(s, "all", ("Ann", "Bo", "Cy"), 3.0)
+    rows = report_rows(everyone, s, 3, 200)
+    assert len(rows) == 3 and len(set(rows)) == 3
+    assert s.text(rows[0]).startswith("Ann")  # most about the group: its best-linked member
+    assert report_rows(everyone, s, 1, 200) == rows[:1]
+    assert len(report_rows(everyone, s, 3, 12)) == 1  # the first always; then within the words
+    groups = [everyone, group(s, "ann", ("Ann",), 2.0), group(s, "cy", ("Cy",), 1.0)]
+    picks = []
+    for q in (axis(0, 0, 0, 0, 0, 1), axis(0, 0, 0.1, 0, 0, 1)):  # two collection-wide questions
+        sel = choose_themes(score_groups(groups, s, q), s, max_themes=3, quotes_per_theme=1,
+                            max_words=200)
+        assert sel.focus < 0.75
+        picks.append({t.group.key: t.rows for t in as_reports(sel, s, 3, 200).themes})
+    assert picks[0] == picks[1] and picks[0]["all"] == rows
+    # "ann" (the trust's two sentences) is kept only where "all" did not already take them
+    assert all(2 * len(set(r) & set(rows)) <= len(r) for k, r in picks[0].items() if k != "all")

@@ -54,12 +54,13 @@ def evidence():
 
 
 def test_a_kept_and_a_dropped_sentence_under_topic_headings():
-    """A topic a call: each cites only its own topic's evidence (the grammar's ids)."""
+    """A topic a call: each cites only its own topic's evidence (the grammar's ids),
+    numbered from 1 in its own request whatever its place in the answer."""
     replies = ["## The harbour dispute\n"
                "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
-               "- Tobias Renn designed earth banks for the River Aldren at Millbrook [3]\n",
+               "- Tobias Renn designed earth banks for the River Aldren at Millbrook [2]\n",
                "## Trade through the port\n"
-               "- The Halvard Shipping Company is a fishing company from Norway [2]\n"]
+               "- The Halvard Shipping Company is a fishing company from Norway [1]\n"]
     model = FakeChatModel(replies)
     streamed: list[str] = []
     out, checker = wr.write(model, load_prompts(), "What are the main themes?", evidence(),
@@ -76,10 +77,11 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
             "another)") in text
     assert out.cited() == [1, 3]
     first, second = (a["grammar"] for a in model.asked)
-    assert 'id ::= "3" | "1"\n' in first and 'id ::= "2"\n' in second
+    assert 'id ::= "2" | "1"\n' in first and 'id ::= "1"\n' in second
     assert 'root ::= "## " title' in first
     prompt = model.asked[0]["messages"][0]["content"]
-    assert "[1] Hannah Greer" in prompt and "[3] Tobias Renn" in prompt and "[2] The Halvard" not in prompt
+    assert "[1] Hannah Greer" in prompt and "[2] Tobias Renn" in prompt and "The Halvard" not in prompt
+    assert model.asked[1]["messages"][0]["content"].count("[1] The Halvard") == 1
     # a topic is asked what its evidence tells (not the question: see TOPIC_QUESTION)
     assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {wr.TOPIC_QUESTION}")
     assert "What are the main themes?" not in prompt
@@ -235,3 +237,41 @@ def test_a_bound_line_the_word_limit_cut_is_dropped():
     checker("- Hannah Greer opposed the plan to dredge Aldren Harbour and. [1]\n")
     assert checker.written.dropped == 1
     assert checker.written.sections[0][1][0].reason == "cut off at the word limit"
+
+
+def test_a_topic_is_the_same_request_wherever_it_stands_in_the_answer():
+    """Each topic's evidence is numbered from 1 in its own request: the same evidence in
+    another answer, at another place, reads the reply from the cache, and its citations are
+    turned into that answer's numbers."""
+    cache: dict[str, str] = {}
+
+    class Cache:
+        def get(self, key):
+            return cache.get(key)
+
+        def put(self, rows):
+            cache.update(rows)
+
+    first = FakeChatModel(["## The harbour dispute\n- Hannah Greer opposed dredging Aldren "
+                           "Harbour in 2022 [1]\n",
+                           "## Trade through the port\n- The Halvard Shipping Company moves "
+                           "timber and grain through Port Aldren [1]\n"])
+    titles = ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"]
+    ordered = [wr.Evidence(SOURCES[0], ("S1", "R1"), 0), wr.Evidence(SOURCES[1], ("S2", "R2"), 1)]
+    out, _ = wr.write(first, load_prompts(), "What are the main themes?", ordered, titles,
+                      max_tokens=300, cache=Cache())
+    assert out.kept == 2 and len(cache) == 2
+    # the port first now
+    swapped = [wr.Evidence(SOURCES[1], ("S2", "R2"), 0), wr.Evidence(SOURCES[0], ("S1", "R1"), 1)]
+    again = FakeChatModel([])  # no reply to give: both topics must come from the cache
+    out, checker = wr.write(again, load_prompts(), "Which themes?", swapped,
+                            titles[::-1], max_tokens=300, cache=Cache())
+    assert not again.asked and checker.cached == 2 and out.kept == 2
+    assert [w.cites for _h, ls in out.sections for w in ls] == [(1,), (2,)]
+    assert "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]" in wr.render(checker)
+
+
+def test_renumbered_turns_a_topics_citations_into_the_answers():
+    reply = "## Port [1] days\n- Ships sail [1] ok [2]\n- Grain [2][1]\n- cut off"
+    assert wr.renumbered(reply, [4, 7]) == ("## Port [1] days\n- Ships sail [1] ok [7]\n"
+                                            "- Grain [7][4]\n- cut off")

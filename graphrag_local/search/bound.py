@@ -77,7 +77,7 @@ def _trie(words: list[str]) -> str:
 
 
 def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
-                  cjk: bool = False) -> str:
+                  cjk: bool = False, bound_title: bool = False) -> str:
     """GBNF where a line is written only with the words of the evidence `ids` it was
     given, the function words and the relating words (`support.FUNCTION_WORDS`,
     `support.FRAME_WORDS`), and nothing else; it ends with one to three of `ids`. The
@@ -85,7 +85,10 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
     "a farming village located in the United Kingdom" where no source said so). Whether
     what a line cites holds its words is the support check's to say. In Chinese or
-    Japanese a line is bound to the characters of its evidence."""
+    Japanese a line is bound to the characters of its evidence. With `bound_title` a
+    topic's heading too is made of its evidence's words and the function words: put the
+    user's question, the 1.5B headed every topic with it ("Emerging Technologies", ten
+    times in one answer)."""
     common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS
     rules = [
         f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
@@ -112,6 +115,15 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # in Chinese or Japanese a heading too is made of its evidence's characters (the
         # 1.5B headed Japanese topics in Chinese: "鹿之助的故事")
         title = "word{2,24}" if cjk else r'[^\n\[\]#-] [^\n\[\]#.]{0,80}'
+        if bound_title and not cjk:
+            # starting and ending on a content word of the evidence: not a question
+            # ("Are there any episode where ...") nor a phrase cut short
+            glue = {f for w in support.FUNCTION_WORDS - NEGATIONS
+                    for f in (w, w[:1].upper() + w[1:])}
+            content = {w for w in vocabulary(given) if w.lower() not in support.FUNCTION_WORDS}
+            rules.append(f"cword ::= {_trie(sorted(content))}")
+            rules.append(f"tword ::= {_trie(sorted(content | glue))}")
+            title = 'cword (" " tword){0,6} " " cword'
         rules += [f"title ::= {title}",
                   f'root ::= "## " title "\\n" line{{1,{max_lines}}}']
     else:

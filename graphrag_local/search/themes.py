@@ -35,7 +35,7 @@ passed in (the embedding test here, or the model's YES/NO where it measures bett
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -293,6 +293,49 @@ def _pick_sentence(ranked: list[tuple[float, int]], sentences: SentenceIndex, fo
     if best is None or (floor is not None and best[2] < floor):
         return None
     return best[1]
+
+
+def report_rows(group: Group, sentences: SentenceIndex, count: int, max_words: int) -> list[int]:
+    """A group's own evidence, the same whatever is asked: its `count` sentences most about
+    it (central to it, naming its key members, standing alone: `_rank_sentences` at focus
+    0), a sentence of a document not yet among them first, no two alike, within
+    `max_words`. A written report of the group is written from these (`written.py`), so
+    every question that reaches the group reads the one report, written once."""
+    if not len(group.rows):
+        return []
+    own = Scored(group, 0.0, 0.0, sentences.centroid(group.rows),
+                 np.zeros(len(group.rows), dtype=np.float32))
+    ranked = _rank_sentences(own, sentences, 0.0)
+    rows: list[int] = []
+    texts: list[str] = []
+    covered: set[str] = set()
+    words = 0
+    while len(rows) < count:
+        row = _pick_sentence(ranked, sentences, 0.0, covered, set(rows), texts)
+        if row is None or (rows and words + word_count(sentences.text(row)) > max_words):
+            break
+        rows.append(row)
+        texts.append(sentences.text(row))
+        covered.add(sentences.document[row])
+        words += word_count(texts[-1])
+    return rows
+
+
+def as_reports(selection: Selection, sentences: SentenceIndex, count: int,
+               max_words: int) -> Selection:
+    """The selection with each theme's sentences its own evidence (`report_rows`) in place
+    of those chosen for the question: a collection-wide question's topics written as the
+    groups' reports. A theme whose evidence is mostly an earlier one's (a community and its
+    parent) is left out: it would be written twice."""
+    themes: list[Theme] = []
+    seen: set[int] = set()
+    for t in selection.themes:
+        rows = report_rows(t.group, sentences, count, max_words) or t.rows
+        if 2 * len(seen.intersection(rows)) > len(rows):
+            continue
+        seen.update(rows)
+        themes.append(Theme(t.group, rows, t.relevance))
+    return replace(selection, themes=themes)
 
 
 # --- dynamic community selection --------------------------------------------------------

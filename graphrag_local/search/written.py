@@ -57,8 +57,18 @@ TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer ans
 # is 1.0, "What are the main themes?" 0.03-0.3) is put to each topic: asked only what its
 # evidence tells, the writer left out the asked fact (samples/facts.jsonl, global: 11 of 14)
 FOCUSED = 0.75
+# a question less focused than this is about the collection as a whole ("What are the
+# main themes?" 0.03-0.31): its topics are written as their groups' reports, from evidence
+# that does not depend on the question (`themes.report_rows`), so that every such question
+# reads them back. Between the two ("Which guests discuss diversity and inclusion in
+# tech?" 0.73, "Who and what troubles the people in these stories?" 0.51) a topic is
+# written from the sentences chosen for the question: from reports, ten podcast questions
+# of 0.2-0.73 got nearly the same ten topics
+REPORTED = 0.4
 FOCUSED_QUESTION = "{question} (The evidence is one topic of the answer.)"
 TOPIC_LINES = 2  # written sentences per topic at most
+REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report_rows`)
+TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
 QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
@@ -152,10 +162,6 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
     else:
         rules.append(f"root ::= line{{1,{max_lines}}}")
     return "\n".join(rules) + "\n"
-
-
-def evidence_text(evidence: list[Evidence], numbers: list[int]) -> str:
-    return "\n".join(f"[{i}] {evidence[i - 1].text}" for i in numbers)
 
 
 class _Checker:
@@ -292,34 +298,23 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
-        calls = [([i for i, e in enumerate(evidence, 1) if e.group == g], True, TOPIC_LINES)
-                 for g in groups]
-        budget = max(64, max_tokens // max(1, len(calls)) + 32)
-    else:
-        calls, budget = [(list(range(1, len(evidence) + 1)), False, max_lines)], max_tokens
-    requests = []
-    for numbers, themed, lines in calls:
-        layout = THEMED_LAYOUT if themed else PLAIN_LAYOUT.format(n=lines)
-        # a topic is asked what its evidence tells: asked the user's "main themes?" itself,
+        topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
+        # a topic asked what its evidence tells: asked the user's "main themes?" itself,
         # the 1.5B wrote "Main Themes" and readings of the story no sentence states
-        put = question
-        if themed:
-            put = FOCUSED_QUESTION.format(question=question) if asked else TOPIC_QUESTION
-        prompt = prompts.render("write_answer", layout=layout, question=put,
-                                evidence=evidence_text(evidence, numbers))
-        if bound:
-            texts = [e.text for e in evidence]
-            cjk = bool(CJK.search(" ".join(texts[n - 1] for n in numbers)))
-            rules = bound_grammar(texts, numbers, themed, lines, cjk)
-        else:
-            rules = grammar(numbers, themed, lines)
-        requests.append(Request([{"role": "user", "content": prompt}], rules, budget, "write"))
+        put = FOCUSED_QUESTION.format(question=question) if asked else TOPIC_QUESTION
+        requests = [topic_request(prompts, [evidence[n - 1].text for n in numbers], put,
+                                  bound) for numbers in topics]
+    else:
+        texts = [e.text for e in evidence]
+        requests = [_request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
+                             False, max_lines, max_tokens, bound)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
         _streamed(model, requests[0], cache, checker)
         return checker.written, checker
     # the topics are decoded together (the batched decoder reads the weights once a step for
     # all of them); each reply is then read line by line, checked, and streamed in order
-    replies = _replies(model, requests, cache, checker)
+    replies = [renumbered(reply, numbers)  # the topic's own numbers, back to the answer's
+               for reply, numbers in zip(_replies(model, requests, cache, checker), topics)]
     stream, checker.on_text = on_text, None  # a section is shown whole, once it fits
     shown = 0  # words shown
     for k, reply in enumerate(replies):
@@ -335,7 +330,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
             checker.groups.pop()
             checker.written.kept -= sum(w.ok for w in lines)
             checker.written.dropped -= sum(not w.ok for w in lines)
-            checker.written.left_out = len(calls) - k
+            checker.written.left_out = len(topics) - k
             break
         shown += words
         if checker.first_line_at is None:
@@ -344,6 +339,38 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
             stream(("\n" if k else "") + text)
     checker.on_text = stream
     return checker.written, checker
+
+
+def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
+             lines: int, budget: int, bound: bool) -> Request:
+    """The writer's request over `texts`, numbered from 1: the prompt and its grammar."""
+    numbers = list(range(1, len(texts) + 1))
+    prompt = prompts.render("write_answer", layout=layout, question=put,
+                            evidence="\n".join(f"[{n}] {t}" for n, t in zip(numbers, texts)))
+    if bound:
+        rules = bound_grammar(texts, numbers, themed, lines, bool(CJK.search(" ".join(texts))),
+                              bound_title=themed and put != TOPIC_QUESTION)
+    else:
+        rules = grammar(numbers, themed, lines)
+    return Request([{"role": "user", "content": prompt}], rules, budget, "write")
+
+
+def topic_request(prompts: Prompts, texts: list[str], put: str = TOPIC_QUESTION,
+                  bound: bool = True) -> Request:
+    """A topic's request: its evidence alone, numbered from 1 whatever its place in the
+    answer, and a budget of its own, so that the same evidence is the same request in any
+    answer (and in `build --write-reports`), and its reply is read from the cache."""
+    return _request(prompts, texts, put, THEMED_LAYOUT, True, TOPIC_LINES, TOPIC_TOKENS, bound)
+
+
+def renumbered(reply: str, numbers: list[int]) -> str:
+    """A topic's reply with its citations [1].. turned into the answer's `numbers`."""
+    def one(m: re.Match) -> str:
+        k = int(m.group(1))
+        return f"[{numbers[k - 1]}]" if 1 <= k <= len(numbers) else m.group(0)
+
+    return "\n".join(re.sub(r"\[(\d+)\](?=(?: ?\[\d+\])*\s*$)", one, line)
+                     for line in reply.split("\n"))
 
 
 CACHE_VERSION = 1  # raised when what decodes a request changes (`models/decode.py`)

@@ -326,7 +326,7 @@ def _strip_sources(answer: str) -> str:
 
 def serve(index_dir: Path, *, config: Path | None = None, model: str | None = None,
           host: str | None = None, port: int | None = None, name: str | None = None,
-          ready=lambda url: None) -> None:
+          ready=lambda url: None, writer: str | None = None) -> None:
     """Run the service until interrupted (the CLI's `serve`)."""
     import uvicorn
 
@@ -344,7 +344,7 @@ def serve(index_dir: Path, *, config: Path | None = None, model: str | None = No
                 f"serving on {host} (not loopback) needs a bearer token of 16 characters or "
                 f"more in the environment variable {settings.token_env}; or serve on 127.0.0.1")
     limits = Limits(settings.max_waiting, settings.wait_seconds)
-    service = IndexService(index_dir, config=config, model=model, limits=limits)
+    service = IndexService(index_dir, config=config, model=model, limits=limits, writer=writer)
     service.warm()  # fails now, with a clear error, if the index cannot be read
     name = name or Path(index_dir).resolve().name
     app = make_app(service, settings, name, token=token)

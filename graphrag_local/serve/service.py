@@ -39,9 +39,10 @@ class Limits:
 
 class IndexService:
     def __init__(self, index_dir: Path, *, config: Path | None = None, model: str | None = None,
-                 limits: Limits = Limits()):
+                 limits: Limits = Limits(), writer: str | None = None):
         self.index_dir = Path(index_dir)
         self.config, self.model_name = config, model
+        self.writer = writer  # a writer preset that writes the answers (None: the config's)
         self.limits = limits
         self._lock = threading.Lock()  # the models answer one question at a time
         self._count = threading.Lock()  # guards _waiting
@@ -69,11 +70,14 @@ class IndexService:
             return self._session
         settings, info = api.session_settings(self.index_dir, config=self.config,
                                               model=self.model_name)
+        settings = api.with_writer(settings, self.writer)
         key = f"model:{info.preset.name}:{info.path or info.preset.url}"
         self._session = Session(
             self.index_dir, settings, api.project_prompts(self.config),
             get_model=lambda: self._cached(key, lambda: api.open_chat_model(info, settings.seed)),
             get_embedder=lambda: self._cached("embedder", api.question_embedder),
+            get_writer=lambda name: self._cached(
+                f"writer:{name}", lambda: api.open_writer(name, self.config, settings.seed)),
         )
         self._stamp = stamp
         self.loaded_at = time.time()
