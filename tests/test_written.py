@@ -227,6 +227,27 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     assert not word.fullmatch("not")  # a negation is a claim of its own
 
 
+def test_evidence_in_another_language_gives_its_own_words_and_heading():
+    """Over German evidence neither line nor heading may use the English function words
+    (the 1.5B wrote English around German nouns); a focused topic's heading starts and
+    ends on a content word of its evidence (not the question: "Are there any ...")."""
+    import re
+
+    german = ["Effi spielte mit ihren Freundinnen im Garten von Hohen-Cremmen.",
+              "Frau von Briest verhandelte mit ihrem Schwiegersohn über die Hochzeit."]
+    g = bd.bound_grammar(german, [1, 2], True, 2)
+    word = re.compile(_as_regex(g.split("word ::= ")[1].split("\n")[0]))
+    assert word.fullmatch("Effi") and word.fullmatch("mit") and word.fullmatch("die")
+    assert not word.fullmatch("the") and not word.fullmatch("was")
+    title = g.split("title ::= ")[1].split("\n")[0]
+    assert "cword" in title  # bound: a German heading of the evidence's own words
+    english = bd.bound_grammar(list(SOURCES), [1, 2], True, 2, bound_title=True)
+    cword = re.compile(_as_regex(english.split("cword ::= ")[1].split("\n")[0]))
+    tword = re.compile(_as_regex(english.split("tword ::= ")[1].split("\n")[0]))
+    assert cword.fullmatch("Greer") and not cword.fullmatch("the") and tword.fullmatch("the")
+    assert not cword.fullmatch("Are") and not cword.fullmatch("there")
+
+
 def test_a_bound_line_the_word_limit_cut_is_dropped():
     assert bd.cut("Bob's voice trembled when he said that Tiny Tim was growing strong and.")
     assert bd.cut("Louisa wrote them down so that the children could.")

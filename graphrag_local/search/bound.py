@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .. import support
+from ..language.detect import detect_language
 from ..language.scripts import KANA
 
 # a number whole ("400,000", "2.5"), or a word with its apostrophes ("Scrooge's")
@@ -85,7 +86,8 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
     "a farming village located in the United Kingdom" where no source said so). Whether
     what a line cites holds its words is the support check's to say. In Chinese or
-    Japanese a line is bound to the characters of its evidence. With `bound_title` a
+    Japanese a line is bound to the characters of its evidence; in another language not
+    English, to its evidence's words alone. With `bound_title` (and in such a language) a
     topic's heading too is made of its evidence's words and the function words: put the
     user's question, the 1.5B headed every topic with it ("Emerging Technologies", ten
     times in one answer)."""
@@ -103,7 +105,15 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         rules.append(f"word ::= {_char_class(chars)}")
         rules.append('text ::= word{6,80} "。"')
     else:
-        words = set(vocabulary(given)) | {f for w in common for f in (w, w[:1].upper() + w[1:])}
+        words = set(vocabulary(given))
+        # the function and relating words are English ones (and a few French, German and
+        # Spanish): given them over German evidence, the 1.5B wrote English around German
+        # nouns ("Effi was very concerned about the Docken being in the Korb"); evidence in
+        # another language gives its own words only, and a heading of them
+        foreign = detect_language(given) != "en"
+        bound_title = bound_title or foreign
+        if not foreign:
+            words |= {f for w in common for f in (w, w[:1].upper() + w[1:])}
         words |= {a for a in ABBREVIATIONS if a in given}
         rules.append(f"word ::= {_trie(sorted(words))}")
         # at most one comma: given ", " between any words, the 1.5B chained clause after
@@ -118,11 +128,12 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         if bound_title and not cjk:
             # starting and ending on a content word of the evidence: not a question
             # ("Are there any episode where ...") nor a phrase cut short
-            glue = {f for w in support.FUNCTION_WORDS - NEGATIONS
-                    for f in (w, w[:1].upper() + w[1:])}
-            content = {w for w in vocabulary(given) if w.lower() not in support.FUNCTION_WORDS}
+            own = set(vocabulary(given))
+            content = {w for w in own if w.lower() not in support.FUNCTION_WORDS}
+            glue = own if foreign else content | {f for w in support.FUNCTION_WORDS - NEGATIONS
+                                                  for f in (w, w[:1].upper() + w[1:])}
             rules.append(f"cword ::= {_trie(sorted(content))}")
-            rules.append(f"tword ::= {_trie(sorted(content | glue))}")
+            rules.append(f"tword ::= {_trie(sorted(glue))}")
             title = 'cword (" " tword){0,6} " " cword'
         rules += [f"title ::= {title}",
                   f'root ::= "## " title "\\n" line{{1,{max_lines}}}']
