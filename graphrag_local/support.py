@@ -106,4 +106,75 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
     share = found / len(content)
     if share < COVERAGE:
         return Support(False, f"coverage {share:.2f}")
+    turned = reversed_roles(sentence, sources)
+    if turned:
+        return Support(False, f"'{turned[0]}' and '{turned[1]}' the other way round from what it cites")
     return Support(True, "")
+
+
+_JOINS = {"and", "or", "&", "nor"}  # "Owen Pike and Lena Castell": no roles between them
+
+
+RELATED_WITHIN = 8  # words between two names that a sentence relates directly
+_TIMES = frozenset("""january february march april may june july august september october
+november december monday tuesday wednesday thursday friday saturday sunday""".split())
+
+
+def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
+    """Runs of capitalised words (word positions [start, end), text): the names stated;
+    not a word opening quoted speech ("'More shame for him'") nor one called to ("Fred!"),
+    nor a month or a day."""
+    matches = list(_WORD.finditer(sentence))
+    words = [m.group(0) for m in matches]
+    runs: list[tuple[int, int, str]] = []
+    for i, w in enumerate(words):
+        before = sentence[:matches[i].start()].rstrip()
+        quoted = before[-1:] in "'\"‘“«»:" and before != ""
+        called = sentence[matches[i].end():].lstrip()[:1] in ("!", "?")  # "..., Fred!"
+        if (w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS) and not quoted
+                and not called and w.lower() not in _TIMES):
+            if runs and runs[-1][1] == i:
+                start, _end, text = runs[-1]
+                runs[-1] = (start, i + 1, f"{text} {w}")
+            else:
+                runs.append((i, i + 1, w))
+    return runs
+
+
+def _roles_between(words: list[str]) -> bool:
+    """Whether the words between two names relate them (a verb, a preposition), not just
+    list them ("and", "or") or turn them round ("by": "was given by")."""
+    low = [w.lower() for w in words]
+    return (0 < len(low) <= RELATED_WITHIN and not set(low) <= _JOINS
+            and "by" not in low)
+
+
+def reversed_roles(sentence: str, sources: list[str]) -> tuple[str, str] | None:
+    """Two names the sentence relates (A ... B, with words between that are not just "and")
+    that every cited sentence naming both relates the other way round (B ... A): the 1.5B,
+    bound to the evidence's words, turned who did what ("Saltmarsh Arts Collective gave the
+    Port Aldren Town Council 20,000 pounds" where the council gave the collective). The
+    pair and its order, or None. Latin-script text only."""
+    if CJK.search(sentence):
+        return None
+    words = _WORD.findall(sentence)
+    runs = _name_runs(sentence)
+    for i, (a0, a1, a) in enumerate(runs):
+        for b0, b1, b in runs[i + 1:]:
+            wa, wb = set(a.lower().split()), set(b.lower().split())
+            if wa <= wb or wb <= wa:
+                continue  # "Ebenezer Scrooge" and "Scrooge": one person
+            if not _roles_between(words[a1:b0]):
+                continue
+            orders = []
+            for source in sources:
+                low = source.lower()
+                ia, ib = low.find(a.lower()), low.find(b.lower())
+                if ia < 0 or ib < 0:
+                    continue
+                # the same way round, or the other way but only listed together
+                orders.append(ia < ib or not _roles_between(
+                    _WORD.findall(source[ib + len(b):ia])))
+            if orders and not any(orders):
+                return a, b
+    return None

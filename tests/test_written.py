@@ -32,6 +32,21 @@ def test_the_support_check_keeps_what_its_sources_say_and_drops_inventions(sente
     assert verdict.ok is ok and why in verdict.reason, verdict
 
 
+def test_two_names_the_other_way_round_from_what_is_cited_are_dropped():
+    """Bound to the evidence's words, the 1.5B turned who did what; listing names ("and"),
+    the passive ("by"), quoted speech and a name called to ("Fred!") are not roles."""
+    gave = ["The Port Aldren Town Council gave the Saltmarsh Arts Collective 20,000 pounds."]
+    verdict = support.check("Saltmarsh Arts Collective gave the Port Aldren Town Council "
+                            "20,000 pounds.", gave)
+    assert not verdict.ok and "other way round" in verdict.reason
+    assert support.check("The Port Aldren Town Council gave the Saltmarsh Arts Collective "
+                         "20,000 pounds.", gave).ok
+    listed = ["Lena Castell and Owen Pike painted the festival mural."]
+    assert support.check("Owen Pike and Lena Castell painted the festival mural.", listed).ok
+    said = ["'More shame for him, Fred!' said Scrooge's niece indignantly."]
+    assert support.check("Scrooge's niece indignantly said 'More shame for him, Fred!", said).ok
+
+
 def test_markup_around_a_word_is_not_part_of_it():
     caption = ["[Illustration: _Bob Cratchit went down a slide on Cornhill, twenty times_]"]
     assert support.check("Bob Cratchit went down a slide on Cornhill twenty times.", caption).ok
