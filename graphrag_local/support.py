@@ -112,9 +112,6 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
     return Support(True, "")
 
 
-_JOINS = {"and", "or", "&", "nor"}  # "Owen Pike and Lena Castell": no roles between them
-
-
 RELATED_WITHIN = 8  # words between two names that a sentence relates directly
 _TIMES = frozenset("""january february march april may june july august september october
 november december monday tuesday wednesday thursday friday saturday sunday""".split())
@@ -142,15 +139,15 @@ def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
 
 
 def _roles_between(words: list[str]) -> bool:
-    """Whether the words between two names relate them (a verb, a preposition), not just
-    list them ("and", "or") or turn them round ("by": "was given by")."""
+    """Whether the words between two names relate them (a word not a function word: "gave
+    the"), not just list them ("and the") or turn them round ("by": "was given by")."""
     low = [w.lower() for w in words]
-    return (0 < len(low) <= RELATED_WITHIN and not set(low) <= _JOINS
-            and "by" not in low)
+    return (0 < len(low) <= RELATED_WITHIN and "by" not in low
+            and any(w not in FUNCTION_WORDS for w in low))  # "Scrooge and the Phantom": listed
 
 
 def reversed_roles(sentence: str, sources: list[str]) -> tuple[str, str] | None:
-    """Two names the sentence relates (A ... B, with words between that are not just "and")
+    """Two names the sentence relates (A ... B, with a word between that is not a function word)
     that every cited sentence naming both relates the other way round (B ... A): the 1.5B,
     bound to the evidence's words, turned who did what ("Saltmarsh Arts Collective gave the
     Port Aldren Town Council 20,000 pounds" where the council gave the collective). The
