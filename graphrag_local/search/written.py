@@ -126,9 +126,12 @@ def _restates(heading: str, question: str) -> bool:
 def _loops(text: str) -> bool:
     """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
     nephew said, ...") is a writer looping, not writing."""
-    if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への...")
+    if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への..."),
+        # or five twice ("未庄赛神的晚上是未庄赛神的晚上。": it says nothing)
         grams = [text[i:i + 4] for i in range(len(text) - 3)]
-        return any(grams.count(g) >= 3 for g in set(grams))
+        fives = [text[i:i + 5] for i in range(len(text) - 4)]
+        return (any(grams.count(g) >= 3 for g in set(grams))
+                or len(fives) != len(set(fives)))
     words = [w.lower() for w in re.findall(r"\w+", text)]
     runs = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
     return len(runs) != len(set(runs))
