@@ -17,6 +17,10 @@ a plain answer (basic, local) streams each line once it has passed the check. Ea
 (`written_cache`, by writer, prompt and grammar: `request_key`): the same request later,
 the same question again or another whose search chooses a topic's same evidence, reads it
 back instead of writing (LazyGraphRAG's way: only what a question reaches is written, once).
+A collection-wide question's topics are its communities' reports (`REPORTED`): each written
+from its community's own evidence, the same for every question (`topic_request` numbers a
+topic's evidence from 1 and gives it its own budget, so its request is the same wherever it
+stands), and `build --write-reports` writes them all up front (`query.Session.write_reports`).
 
 With `writer_bound` (the default) a line may use only the words of the evidence it was
 given (and function words), by grammar (`bound.py`): the writer chooses which, in
@@ -62,8 +66,8 @@ FOCUSED = 0.75
 # that does not depend on the question (`themes.report_rows`), so that every such question
 # reads them back. Between the two ("Which guests discuss diversity and inclusion in
 # tech?" 0.73, "Who and what troubles the people in these stories?" 0.51) a topic is
-# written from the sentences chosen for the question: from reports, ten podcast questions
-# of 0.2-0.73 got nearly the same ten topics
+# written from the sentences chosen for the question: from reports, six of ten podcast
+# questions (focus 0.2-0.73) got nearly the same ten topics
 REPORTED = 0.4
 FOCUSED_QUESTION = "{question} (The evidence is one topic of the answer.)"
 TOPIC_LINES = 2  # written sentences per topic at most
