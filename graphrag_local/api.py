@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
 from collections import Counter
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path

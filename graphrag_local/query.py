@@ -340,23 +340,22 @@ class Session:
             rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
             if rows:
                 requests.append(wr.topic_request(self.prompts, [sentences.text(r) for r in rows],
-                                                 bound=s.writer_bound))
+                                                 bound=s.writer_bound,
+                                                 languages=self.data.languages))
         writer, cache = self.writer, self.written_cache
         keys = [wr.request_key(writer, r) for r in requests]
         first: dict[str, int] = {}  # two communities with the same evidence: one request
         for i, key in enumerate(keys):
             first.setdefault(key, i)
         todo = [i for key, i in first.items() if cache.get(key) is None]
-        done = 0
         if on_progress is not None:
             on_progress(0, len(todo))
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
             replies = writer.complete_many([requests[i] for i in part])
             cache.put({keys[i]: text for i, text in zip(part, replies)})
-            done += len(part)
             if on_progress is not None:
-                on_progress(done, len(todo))
+                on_progress(start + len(part), len(todo))
         return {"communities": len(groups), "written": len(todo),
                 "cached": len(first) - len(todo)}
 

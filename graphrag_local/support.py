@@ -78,12 +78,12 @@ def names_and_numbers(sentence: str) -> list[str]:
     words = _words(sentence)
     if CJK.search(sentence):
         return [w for w in words if len(w) >= 2 or any(ch.isdigit() for ch in w)]
-    out = []
-    for i, w in enumerate(words):
-        capitalised = w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS)
-        if capitalised or any(ch.isdigit() for ch in w):
-            out.append(w)
-    return out
+    return [w for i, w in enumerate(words) if _capitalised(w, i) or any(ch.isdigit() for ch in w)]
+
+
+def _capitalised(word: str, i: int) -> bool:
+    """A name's word: capitalised, and not just the sentence's first word ("The")."""
+    return word[:1].isupper() and (i > 0 or word.lower() not in FUNCTION_WORDS)
 
 
 def check(sentence: str, sources: list[str], question: str = "") -> Support:
@@ -125,11 +125,9 @@ def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
     words = [m.group(0) for m in matches]
     runs: list[tuple[int, int, str]] = []
     for i, w in enumerate(words):
-        before = sentence[:matches[i].start()].rstrip()
-        quoted = before[-1:] in "'\"‘“«»:" and before != ""
-        called = sentence[matches[i].end():].lstrip()[:1] in ("!", "?")  # "..., Fred!"
-        if (w[:1].isupper() and (i > 0 or w.lower() not in FUNCTION_WORDS) and not quoted
-                and not called and w.lower() not in _TIMES):
+        quoted = sentence[:matches[i].start()].rstrip().endswith(tuple("'\"‘“«»:"))
+        called = sentence[matches[i].end():].lstrip().startswith(("!", "?"))  # "..., Fred!"
+        if _capitalised(w, i) and not quoted and not called and w.lower() not in _TIMES:
             if runs and runs[-1][1] == i:
                 start, _end, text = runs[-1]
                 runs[-1] = (start, i + 1, f"{text} {w}")
@@ -156,22 +154,17 @@ def reversed_roles(sentence: str, sources: list[str]) -> tuple[str, str] | None:
         return None
     words = _WORD.findall(sentence)
     runs = _name_runs(sentence)
-    for i, (a0, a1, a) in enumerate(runs):
-        for b0, b1, b in runs[i + 1:]:
+    for i, (_a0, a1, a) in enumerate(runs):
+        for b0, _b1, b in runs[i + 1:]:
             wa, wb = set(a.lower().split()), set(b.lower().split())
             if wa <= wb or wb <= wa:
                 continue  # "Ebenezer Scrooge" and "Scrooge": one person
             if not _roles_between(words[a1:b0]):
                 continue
-            orders = []
-            for source in sources:
-                low = source.lower()
-                ia, ib = low.find(a.lower()), low.find(b.lower())
-                if ia < 0 or ib < 0:
-                    continue
-                # the same way round, or the other way but only listed together
-                orders.append(ia < ib or not _roles_between(
-                    _WORD.findall(source[ib + len(b):ia])))
-            if orders and not any(orders):
+            places = [(s.lower().find(a.lower()), s.lower().find(b.lower()), s) for s in sources]
+            both = [(ia, ib, s) for ia, ib, s in places if ia >= 0 and ib >= 0]
+            # each the other way round, and relating them (not "Owen Pike and Lena Castell")
+            if both and all(ib < ia and _roles_between(_WORD.findall(s[ib + len(b):ia]))
+                            for ia, ib, s in both):
                 return a, b
     return None

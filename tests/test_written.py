@@ -210,6 +210,9 @@ def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
 def test_a_line_saying_the_same_words_twice_is_dropped():
     assert wr._loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
     assert not wr._loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
+    assert wr._loops("The cooperative is cooperative, which is a cooperative that represents "
+                     "families.")
+    assert not wr._loops("Mrs. Cratchit kissed Peter, his daughters kissed Peter.")
     assert wr._loops("未庄赛神的晚上是未庄赛神的晚上。")  # a tautology says nothing
     assert not wr._loops("赵太爷便在晚饭桌上和秀才大爷讨论阿Ｑ古怪。")
     reply = ("- Hannah Greer opposed dredging, Hannah Greer opposed dredging Aldren Harbour [1]\n"

@@ -77,8 +77,14 @@ def _trie(words: list[str]) -> str:
     return expr(root)
 
 
+def _cased(words: frozenset[str]) -> set[str]:
+    """Each word as it is and with a capital (a line may start with it)."""
+    return {f for w in words for f in (w, w[:1].upper() + w[1:])}
+
+
 def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
-                  cjk: bool = False, bound_title: bool = False) -> str:
+                  cjk: bool = False, bound_title: bool = False,
+                  languages: frozenset[str] = frozenset()) -> str:
     """GBNF where a line is written only with the words of the evidence `ids` it was
     given, the function words and the relating words (`support.FUNCTION_WORDS`,
     `support.FRAME_WORDS`), and nothing else; it ends with one to three of `ids`. The
@@ -90,7 +96,8 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     English, to its evidence's words alone. With `bound_title` (and in such a language) a
     topic's heading too is made of its evidence's words and the function words: put the
     user's question, the 1.5B headed every topic with it ("Emerging Technologies", ten
-    times in one answer)."""
+    times in one answer). `languages`: the index's; an English-only index is not asked
+    which language each evidence is in (that loads a language model, 0.5 s)."""
     common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS
     rules = [
         f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
@@ -105,15 +112,14 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         rules.append(f"word ::= {_char_class(chars)}")
         rules.append('text ::= word{6,80} "。"')
     else:
-        words = set(vocabulary(given))
+        own = set(vocabulary(given))
         # the function and relating words are English ones (and a few French, German and
         # Spanish): given them over German evidence, the 1.5B wrote English around German
         # nouns ("Effi was very concerned about the Docken being in the Korb"); evidence in
         # another language gives its own words only, and a heading of them
-        foreign = detect_language(given) != "en"
+        foreign = languages != {"en"} and detect_language(given) != "en"
         bound_title = bound_title or foreign
-        if not foreign:
-            words |= {f for w in common for f in (w, w[:1].upper() + w[1:])}
+        words = set(own) if foreign else own | _cased(common)
         words |= {a for a in ABBREVIATIONS if a in given}
         rules.append(f"word ::= {_trie(sorted(words))}")
         # at most one comma: given ", " between any words, the 1.5B chained clause after
@@ -128,10 +134,8 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         if bound_title and not cjk:
             # starting and ending on a content word of the evidence: not a question
             # ("Are there any episode where ...") nor a phrase cut short
-            own = set(vocabulary(given))
             content = {w for w in own if w.lower() not in support.FUNCTION_WORDS}
-            glue = own if foreign else content | {f for w in support.FUNCTION_WORDS - NEGATIONS
-                                                  for f in (w, w[:1].upper() + w[1:])}
+            glue = own if foreign else content | _cased(support.FUNCTION_WORDS - NEGATIONS)
             rules.append(f"cword ::= {_trie(sorted(content))}")
             rules.append(f"tword ::= {_trie(sorted(glue))}")
             title = 'cword (" " tword){0,6} " " cword'

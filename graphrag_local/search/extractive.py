@@ -176,7 +176,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_sections=a.settings.themes, name_words=_name_words(a.data),
                             bound=a.settings.writer_bound, cache=a.written_cache,
                             max_words=a.settings.writer_answer_words,
-                            asked=focus >= wr.FOCUSED)
+                            asked=focus >= wr.FOCUSED, languages=a.data.languages)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)

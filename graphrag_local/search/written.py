@@ -129,7 +129,7 @@ def _restates(heading: str, question: str) -> bool:
 
 def _loops(text: str) -> bool:
     """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
-    nephew said, ...") is a writer looping, not writing."""
+    nephew said, ...") or a content word three times is a writer looping, not writing."""
     if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への..."),
         # or five twice ("未庄赛神的晚上是未庄赛神的晚上。": it says nothing)
         grams = [text[i:i + 4] for i in range(len(text) - 3)]
@@ -138,7 +138,10 @@ def _loops(text: str) -> bool:
                 or len(fives) != len(set(fives)))
     words = [w.lower() for w in re.findall(r"\w+", text)]
     runs = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
-    return len(runs) != len(set(runs))
+    # or one content word three times ("The cooperative is cooperative, which is a
+    # cooperative that represents families.")
+    content = [w for w in words if w not in support.FUNCTION_WORDS]
+    return len(runs) != len(set(runs)) or any(content.count(w) >= 3 for w in set(content))
 
 
 def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
@@ -295,8 +298,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
-          cache: ReplyCache | None = None, max_words: int = 400, asked: bool = False
-          ) -> tuple[Written, _Checker]:
+          cache: ReplyCache | None = None, max_words: int = 400, asked: bool = False,
+          languages: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -310,11 +313,11 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         # the 1.5B wrote "Main Themes" and readings of the story no sentence states
         put = FOCUSED_QUESTION.format(question=question) if asked else TOPIC_QUESTION
         requests = [topic_request(prompts, [evidence[n - 1].text for n in numbers], put,
-                                  bound) for numbers in topics]
+                                  bound, languages) for numbers in topics]
     else:
         texts = [e.text for e in evidence]
         requests = [_request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
-                             False, max_lines, max_tokens, bound)]
+                             False, max_lines, max_tokens, bound, languages)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
         _streamed(model, requests[0], cache, checker)
         return checker.written, checker
@@ -349,25 +352,28 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
 
 
 def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
-             lines: int, budget: int, bound: bool) -> Request:
-    """The writer's request over `texts`, numbered from 1: the prompt and its grammar."""
+             lines: int, budget: int, bound: bool,
+             languages: frozenset[str] = frozenset()) -> Request:
+    """The writer's request over `texts`, numbered from 1: the prompt and its grammar
+    (`languages`: the index's, see `bound_grammar`)."""
     numbers = list(range(1, len(texts) + 1))
     prompt = prompts.render("write_answer", layout=layout, question=put,
                             evidence="\n".join(f"[{n}] {t}" for n, t in zip(numbers, texts)))
     if bound:
         rules = bound_grammar(texts, numbers, themed, lines, bool(CJK.search(" ".join(texts))),
-                              bound_title=themed and put != TOPIC_QUESTION)
+                              bound_title=themed and put != TOPIC_QUESTION, languages=languages)
     else:
         rules = grammar(numbers, themed, lines)
     return Request([{"role": "user", "content": prompt}], rules, budget, "write")
 
 
 def topic_request(prompts: Prompts, texts: list[str], put: str = TOPIC_QUESTION,
-                  bound: bool = True) -> Request:
+                  bound: bool = True, languages: frozenset[str] = frozenset()) -> Request:
     """A topic's request: its evidence alone, numbered from 1 whatever its place in the
     answer, and a budget of its own, so that the same evidence is the same request in any
     answer (and in `build --write-reports`), and its reply is read from the cache."""
-    return _request(prompts, texts, put, THEMED_LAYOUT, True, TOPIC_LINES, TOPIC_TOKENS, bound)
+    return _request(prompts, texts, put, THEMED_LAYOUT, True, TOPIC_LINES, TOPIC_TOKENS, bound,
+                    languages)
 
 
 def renumbered(reply: str, numbers: list[int]) -> str:
