@@ -65,7 +65,8 @@ class FakeChatModel:
         return [self.complete(r.messages, grammar=r.grammar, max_tokens=r.max_tokens,
                               attempt=attempt, purpose=r.purpose) for r in requests]
 
-    def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose="", on_text=None):
+    def complete(self, messages, *, grammar=None, max_tokens=256, attempt=0, purpose="",
+                 on_text=None, avoid=None):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:
             raise InjectedFailure("fake failure")
         self.asked.append({"messages": [dict(m) for m in messages], "grammar": grammar,

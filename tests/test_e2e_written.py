@@ -11,6 +11,7 @@ from conftest import no_network
 
 from graphrag_local import api, support
 from graphrag_local.models import presets
+from graphrag_local.search import written as wr
 
 pytestmark = pytest.mark.e2e
 
@@ -69,6 +70,24 @@ def test_every_shown_sentence_passed_the_support_check(written):
         assert written["streamed"].count(t) >= 1  # a quoted topic is streamed too
 
 
+def test_written_lines_copy_no_long_run_of_the_evidence(written):
+    """The decoder's copy guard: no written line repeats `COPY_WORDS` words in a row of
+    the evidence (a quoted topic's lines are the evidence, marked so)."""
+    r, n = written["result"], wr.COPY_WORDS
+    words = lambda t: re.findall(r"\w+", t.lower())  # noqa: E731
+    runs = {tuple(w[i:i + n]) for c in r.context if re.match(r"^\[\d+\] ", c)
+            for w in [words(re.sub(r"^\[\d+\] ", "", c))] for i in range(len(w) - n + 1)}
+    in_quoted, own = False, []
+    for line in r.answer.splitlines():
+        if line.startswith("**"):
+            in_quoted = line.endswith("(quoted)")
+        elif line.startswith("- ") and not in_quoted:
+            own.append(LINE.match(line).group("text"))
+    for t in own:
+        w = words(t)
+        assert not any(tuple(w[i:i + n]) in runs for i in range(len(w) - n + 1)), t
+
+
 def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp_path):
     """`build --write-reports`: every community's report written now; a collection-wide
     question then writes nothing (each topic is its community's report, read back), and
@@ -91,3 +110,28 @@ def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp
     topics = sum(1 for line in r.answer.splitlines() if line.startswith("**"))
     assert topics >= 2 and r.written["cached_topics"] >= topics and not r.calls
     assert r.written["kept"] + r.written.get("topics_quoted", 0) >= 1
+
+
+def test_a_focused_global_question_gets_a_short_written_answer_over_its_quotes(e2e):
+    """A question about one thing is not written topic by topic: a short answer written
+    from its best sentences whatever their community, then the quoted answer it rests on;
+    every line cites chunks (and reports) that resolve."""
+    if not presets.locate_assemble_parts(presets.get_preset(WRITER)):
+        pytest.skip("the writer's parts are not installed")
+    session = api.open_session(e2e["index"], writer=WRITER)
+    streamed: list[str] = []
+    with no_network() as attempts:
+        r = session.ask("Who founded the Aldren Water Trust?", method="global",
+                        on_text=streamed.append)
+    session.close()
+    assert not attempts and r.timings["focus"] >= wr.FOCUSED and r.written["quoted_below"]
+    assert len([c for c in r.calls if c.purpose == "write"]) == 1
+    written, _, quoted = r.answer.partition(wr.QUOTED_BELOW)
+    assert quoted and not any(line.startswith("**") for line in written.splitlines())
+    assert "**" in quoted and "Mara Quill" in quoted, r.answer  # the quoted answer's topics
+    own = [line for line in written.splitlines() if line.startswith("- ")]
+    assert 1 <= len(own) <= wr.LEAD_LINES or r.written["kept"] == 0
+    cited = {c.ref for c in r.citations if c.cited}
+    lines = [line for line in r.answer.splitlines() if line.startswith("- ")]
+    assert lines and all(set(LINE.match(x).group("refs").split(", ")) <= cited for x in lines)
+    assert "".join(streamed).strip() == r.answer.strip()

@@ -6,6 +6,6 @@ grammars and structured replies (`grammar.py`, `structured.py`), model presets
 `embed_np.py`: the same weights in numpy, for questions, without torch). Importing this
 face loads neither llama_cpp nor sentence_transformers."""
 
-from .protocol import CallRecord, ChatModel, Message, OnText, Request
+from .protocol import Avoid, CallRecord, ChatModel, Message, OnText, Request
 
-__all__ = ["CallRecord", "ChatModel", "Message", "OnText", "Request"]
+__all__ = ["Avoid", "CallRecord", "ChatModel", "Message", "OnText", "Request"]

@@ -11,6 +11,9 @@ Sampling at temperature 0 is llama-cpp-python's chain (repeat penalty over the l
 tokens, the grammar, greedy) done the cheap way: the penalised argmax is checked against
 the grammar alone, and only when the grammar rejects it are all tokens masked (what
 llama.cpp's own sampler does). Above temperature 0 (a retry) the llama.cpp chain runs.
+A job with a copy guard (`copying.py`: a writer's lines may not repeat a long run of their
+evidence) has its greedy pick pass the guard too: a banned token is passed over for the
+best one the guard and the grammar admit.
 
 Forced text: where the grammar admits exactly one next character (a JSON key, a bracket,
 the rest of a fixed word), the characters it forces are appended as tokens without a
@@ -29,7 +32,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .copying import CopyGuard
+
 PENALTY_LAST_N = 64  # what llama-cpp-python's Llama uses (last_n_tokens_size)
+GUARD_TRIES = 8  # best tokens looked at before the grammar's mask, should the guard ban some
 
 
 @dataclass
@@ -51,6 +57,7 @@ class Job:
     grammar_sampler: object = None
     on_text: object = None  # called with each new piece of text; True stops the job
     shown: int = 0  # characters of `text` passed to on_text
+    guard: CopyGuard | None = None  # runs of its sources the reply may not copy (greedy only)
 
 
 class Decoder:
@@ -124,8 +131,9 @@ class Decoder:
         return ids[np.isfinite(view["logit"])]
 
     def _pick(self, job: Job, index: int, repeat_penalty: float) -> int:
-        """The greedy next token: the penalised argmax if the grammar admits it, else the
-        best token the grammar admits."""
+        """The greedy next token: the penalised argmax if the grammar admits it (and the
+        job's copy guard does), else the best token both admit (the best the grammar
+        admits, should the guard ban them all)."""
         lib = self.lib
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index),
                                        shape=(self.n_vocab,)).copy()
@@ -133,13 +141,34 @@ class Decoder:
         if len(seen) and repeat_penalty != 1.0:
             v = logits[seen]
             logits[seen] = np.where(v <= 0, v * repeat_penalty, v / repeat_penalty)
-        token = int(np.argmax(logits))
-        if job.grammar_sampler is None or len(self._admitted(job.grammar_sampler,
-                                                             np.array([token], np.int32))):
+        for _ in range(GUARD_TRIES):
+            token = int(np.argmax(logits))
+            if not self._guarded(job, token):
+                break
+            logits[token] = -np.inf
+        else:
+            token = -1
+        if token >= 0 and (job.grammar_sampler is None or len(
+                self._admitted(job.grammar_sampler, np.array([token], np.int32)))):
             return token
         arr, view, _data = self._candidates(np.arange(self.n_vocab, dtype=np.int32), logits)
-        lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
-        return int(np.argmax(view["logit"]))
+        if job.grammar_sampler is not None:
+            lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
+        scores = view["logit"]
+        if job.guard is not None:
+            for token in np.argsort(-scores)[:GUARD_TRIES * 8]:
+                if not np.isfinite(scores[token]):
+                    break
+                if not self._guarded(job, int(token)):
+                    return int(token)
+        return int(np.argmax(scores))
+
+    def _guarded(self, job: Job, token: int) -> bool:
+        """Whether the job's copy guard bans `token` next."""
+        if job.guard is None or token == self.eos:
+            return False
+        piece = self.llm._model.token_to_piece(token).decode("utf-8", errors="ignore")
+        return job.guard.bans(job.text, piece)
 
     def _forced(self, job: Job) -> tuple[str, bool]:
         """The text the grammar forces next (one admitted character after another), and

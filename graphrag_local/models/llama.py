@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BudgetError, ConfigError, ModelError
+from .copying import CopyGuard
 from .decode import Decoder, Job, _common_prefix
 from .presets import Preset, check_gguf
 from .protocol import (
+    Avoid,
     CallRecord,
     Message,
     OnText,
@@ -224,12 +226,13 @@ class LlamaChatModel:
         attempt: int = 0,
         purpose: str = "",
         on_text: OnText | None = None,
+        avoid: Avoid | None = None,
     ) -> str:
-        if on_text is None or grammar is not None:
+        if on_text is None or grammar is not None or avoid is not None:
             # under a grammar, the decoder's cheap check (`decode.py`): under a writer's
             # large grammar 3x faster than llama-cpp-python's sampler, which masks every
             # token each step; as fast under a small one
-            return self._complete_one(Request(messages, grammar, max_tokens, purpose),
+            return self._complete_one(Request(messages, grammar, max_tokens, purpose, avoid),
                                       attempt, on_text)
         self._check_injected_failure()
         tokens, stop = self._tokens(messages)
@@ -261,7 +264,8 @@ class LlamaChatModel:
     def _complete_one(self, request: Request, attempt: int, on_text: OnText | None) -> str:
         tokens, stop = self._tokens(request.messages)
         self._check_budget(len(tokens), request.max_tokens, request.purpose)
-        job = Job(tokens, request.grammar, request.max_tokens, stop, on_text=on_text)
+        job = Job(tokens, request.grammar, request.max_tokens, stop, on_text=on_text,
+                  guard=_guard(request))
         self._run(self._decoder, [request], [job], attempt)
         return job.text
 
@@ -270,7 +274,7 @@ class LlamaChatModel:
         for r in requests:
             tokens, stop = self._tokens(r.messages)
             self._check_budget(len(tokens), r.max_tokens, r.purpose)
-            jobs.append(Job(tokens, r.grammar, r.max_tokens, stop))
+            jobs.append(Job(tokens, r.grammar, r.max_tokens, stop, guard=_guard(r)))
         if self.parallel <= 1 or len(jobs) == 1:
             for r, job in zip(requests, jobs):
                 self._run(self._decoder, [r], [job], attempt)
@@ -564,3 +568,7 @@ def _plain_format(messages: list[Message]) -> tuple[str, list[str], bool]:
 
 def load_chat_model(preset: Preset, path: Path, seed: int) -> LlamaChatModel:
     return LlamaChatModel(preset=preset, path=path, seed=seed)
+
+
+def _guard(request: Request) -> CopyGuard | None:
+    return CopyGuard(request.avoid) if request.avoid is not None else None

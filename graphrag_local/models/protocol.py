@@ -39,6 +39,16 @@ class CallRecord:
 
 
 @dataclass(frozen=True)
+class Avoid:
+    """Runs of `words` words of `texts` that a reply's lines ("- ...") may not repeat (a
+    writer asked to write from evidence, not to copy it: `copying.py`). An in-process
+    model keeps to it while decoding; a server model cannot be asked to, and ignores it."""
+
+    texts: tuple[str, ...]
+    words: int
+
+
+@dataclass(frozen=True)
 class Request:
     """One reply to ask for, among others that do not depend on it (`complete_many`)."""
 
@@ -46,6 +56,7 @@ class Request:
     grammar: str | None = None
     max_tokens: int = 256
     purpose: str = ""
+    avoid: Avoid | None = None
 
 
 @dataclass(frozen=True)
@@ -84,8 +95,10 @@ class ChatModel(Protocol):
         attempt: int = 0,
         purpose: str = "",
         on_text: OnText | None = None,
+        avoid: Avoid | None = None,
     ) -> str:
-        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it.
+        """The reply to `messages`; with `grammar` (GBNF), decoding is constrained by it,
+        and with `avoid`, its lines copy no run of words it names (in-process models).
         With `on_text`, the reply is streamed to it piece by piece; it may stop the reply
         early by returning True (finish reason "stopped")."""
         ...

@@ -51,6 +51,7 @@ from ..errors import ModelError
 from . import bodies
 from .bodies import Reply, chat_body, check_options, choice_body, match_option, option_bias
 from .protocol import (
+    Avoid,
     CallRecord,
     Message,
     OnText,
@@ -294,6 +295,7 @@ class RemoteChatModel:
         attempt: int = 0,
         purpose: str = "",
         on_text: OnText | None = None,
+        avoid: Avoid | None = None,  # a server cannot be asked to keep to it
     ) -> str:
         if on_text is None:
             return self.complete_many(

@@ -155,18 +155,27 @@ def _written(method: str, a: Answering, quotes: list[Quote],
              themes: list[tuple[str, str, list[Quote]]] | None, extra: list[Citation],
              result: SearchResult, focus: float = 1.0) -> SearchResult:
     """The answer written by the writer model from the chosen quotes, each of its
-    sentences checked against the quotes it cites (`written.py`). Where the check keeps
-    none of a plain answer, the quotes are the answer, as without a writer, and it says so
-    (a themed answer quotes each topic where none stood)."""
+    sentences checked against the quotes it cites (`written.py`). A question about one
+    thing (`wr.FOCUSED`: basic, local and drift always) gets a short written answer over
+    the quoted one, the sentences it rests on; a broader one, written topics (a topic
+    where nothing written stood is quoted). Where the check keeps none of a short answer,
+    the quotes are the answer, as without a writer, and it says so."""
     from . import written as wr
 
-    if themes:
+    focused = focus >= wr.FOCUSED or not themes
+    quoted = (render_themes(themes) if themes else render(quotes)) if focused else ""
+    shown = [replace(q, refs=(*q.refs, ref) if ref else q.refs)
+             for _t, ref, qs in themes for q in qs] if themes else list(quotes)
+    if focused:  # written from its best sentences whatever their topic
+        ranked = sorted(shown, key=lambda q: -q.score)  # (stable: a topic's own order)
+        titles: list[str] = []
+        by_number = choose_quotes(ranked, a.settings.writer_quotes)
+        evidence = [wr.Evidence(q.text, q.refs) for q in by_number]
+    else:
         evidence = [wr.Evidence(q.text, (*q.refs, ref) if ref else q.refs, i)
                     for i, (_t, ref, qs) in enumerate(themes) for q in qs]
         titles = [t for t, _r, _q in themes]
         by_number = [q for _t, _r, qs in themes for q in qs]
-    else:
-        evidence, titles, by_number = [wr.Evidence(q.text, q.refs) for q in quotes], [], quotes
     extra = [replace(c, cited=False) for c in extra]  # cited only where a kept line cites
     writer = a.writer()
     before = len(writer.calls)
@@ -176,23 +185,33 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_sections=a.settings.themes, name_words=_name_words(a.data),
                             bound=a.settings.writer_bound, cache=a.written_cache,
                             max_words=a.settings.writer_answer_words,
-                            asked=focus >= wr.FOCUSED, languages=a.data.languages)
+                            max_lines=wr.LEAD_LINES if focused else 8,
+                            languages=a.data.languages)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
     result.written = {"writer": writer.name, "kept": out.kept, "dropped": out.dropped,
                       "cached_topics": checker.cached,
-                      "headings_replaced": 0,
+                      "headings_replaced": 0, "quoted_below": focused,
                       # what the check dropped, and why (the JSON answer shows it)
                       "dropped_lines": [{"text": w.text, "cites": list(w.cites),
                                          "reason": w.reason}
                                         for _h, ls in out.sections for w in ls if not w.ok]}
-    if out.kept == 0 and not themes:  # nothing written stood: the quotes answer
-        result.answer = render(quotes) + (
+    if out.kept == 0 and focused:  # nothing written stood: the quotes answer
+        result.answer = quoted + (
             f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")
-        result.citations = _citations(quotes, a.data, extra)
+        result.citations = _citations(shown, a.data, extra)
         if a.on_text is not None:
             a.on_text(result.answer)
+    elif focused:  # the short written answer, then what it rests on
+        written = wr.render(checker)
+        if a.on_text is not None and out.dropped:
+            a.on_text("\n" + written.rsplit("\n", 1)[-1] + "\n")
+        result.answer = f"{written}\n\n{wr.QUOTED_BELOW}\n\n{quoted}"
+        if a.on_text is not None:  # after the last line streamed (it ends the line)
+            a.on_text(f"\n{wr.QUOTED_BELOW}\n\n{quoted}")
+        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs) for n in out.cited()]
+        result.citations = _citations(cited + shown, a.data, extra)
     else:  # a themed answer quotes each topic where nothing written stood (streamed so)
         result.answer = wr.render(checker)
         result.written["headings_replaced"] = out.headings_replaced

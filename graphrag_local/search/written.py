@@ -4,11 +4,12 @@ sentences of the documents that answer a question (`extractive.py`, `themes.py`,
 numbered and writes the answer in its own words. A grammar makes every line it writes end
 with numbers it was given ("- ... [2][5]"), and each written sentence is checked against
 the sentences it cites (`support.check`) before anyone sees it: an unsupported one is
-dropped, and the answer says how many were. A themed answer (global, ts) is written a
-topic at a time, each call given only that topic's evidence and asked what it tells, under
-a heading the writer words (one naming an entity its evidence does not, or only restating
-the question, falls back to the community's own title); a topic where no written line
-stands shows its first evidence sentences, quoted and marked so.
+dropped, and the answer says how many were. A themed answer (global, ts, to a question
+about more than one thing: `FOCUSED`) is written a topic at a time, each call given only
+that topic's evidence and asked what it tells, under a heading the writer words (one
+naming an entity its evidence does not, or only restating the question, falls back to the
+community's own title); a topic where no written line stands shows its first evidence
+sentences, quoted and marked so.
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
 weights once a step for all of them), then each reply is checked line by line in topic
@@ -26,7 +27,9 @@ With `writer_bound` (the default) a line may use only the words of the evidence 
 given (and function words), by grammar (`bound.py`): the writer chooses which, in
 what order, and what to leave out. On Carol's themes the 1.5B's kept share went from 12 of
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
-(README). A line the word limit cut, or that says the same words twice, is dropped.
+(README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
+decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
+limit cut, or that says the same words twice, is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -42,7 +45,7 @@ from typing import Protocol
 
 from .. import support
 from ..language.scripts import CJK
-from ..models import ChatModel, OnText, Request
+from ..models import Avoid, ChatModel, OnText, Request
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 from .bound import bound_grammar, cut
@@ -57,10 +60,17 @@ THEMED_LAYOUT = (
 # of These Stories"). A topic's writing so depends on its evidence alone, and a later
 # question whose search chooses the same evidence reads it from the cache.
 TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer answer.)"
-# a focused question (`themes.focus_of`: "Who chairs the Greywater Fishing Cooperative?"
-# is 1.0, "What are the main themes?" 0.03-0.3) is put to each topic: asked only what its
-# evidence tells, the writer left out the asked fact (samples/facts.jsonl, global: 11 of 14)
+# a question this focused or more (`themes.focus_of`: "Who chairs the Greywater Fishing
+# Cooperative?" is 1.0, "What are the main themes?" 0.03-0.3; basic's, local's and drift's
+# always) is about one thing: it gets a short answer (`LEAD_LINES`), written from its best
+# sentences whatever their topic, over the quoted answer, the sentences it rests on
+# (`extractive._written`). Written alone, the 1.5B's answers to samples/carol_facts.jsonl
+# held the asked fact less often than the quotes: a topic at a time, drift 6 of 12 against
+# 9 ("Old Marley was as dead as a door nail" for "How long has Marley been dead?"); as one
+# answer from the best sentences, global 4 against 8, drift 5 against 9
 FOCUSED = 0.75
+LEAD_LINES = 3  # a focused answer's written sentences at most
+QUOTED_BELOW = "*Quoted from the documents:*"  # between a focused answer and its sentences
 # a question less focused than this is about the collection as a whole ("What are the
 # main themes?" 0.03-0.31): its topics are written as their groups' reports, from evidence
 # that does not depend on the question (`themes.report_rows`), so that every such question
@@ -69,12 +79,17 @@ FOCUSED = 0.75
 # written from the sentences chosen for the question: from reports, six of ten podcast
 # questions (focus 0.2-0.73) got nearly the same ten topics
 REPORTED = 0.4
-FOCUSED_QUESTION = "{question} (The evidence is one topic of the answer.)"
 TOPIC_LINES = 2  # written sentences per topic at most
 REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report_rows`)
 TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
 QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
+# a written line may not repeat this many words in a row of its evidence (`models/copying.py`):
+# it is written, not quoted. On Carol's themes the 1.5B's verbatim lines (80% or more of a
+# line one run of a source) went from 10 of 19 to 3 of 17, its lines' errors unchanged; at 6
+# words, 2 of 17, but it joined what its evidence keeps apart ("The Phantom's hood and the
+# woman with the heavy bundle slunk into the same shop")
+COPY_WORDS = 8
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
@@ -298,7 +313,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_titles: list[str], *, max_tokens: int, on_text: OnText | None = None,
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
-          cache: ReplyCache | None = None, max_words: int = 400, asked: bool = False,
+          cache: ReplyCache | None = None, max_words: int = 400,
           languages: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
@@ -311,9 +326,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
         # a topic asked what its evidence tells: asked the user's "main themes?" itself,
         # the 1.5B wrote "Main Themes" and readings of the story no sentence states
-        put = FOCUSED_QUESTION.format(question=question) if asked else TOPIC_QUESTION
-        requests = [topic_request(prompts, [evidence[n - 1].text for n in numbers], put,
-                                  bound, languages) for numbers in topics]
+        requests = [topic_request(prompts, [evidence[n - 1].text for n in numbers], bound,
+                                  languages) for numbers in topics]
     else:
         texts = [e.text for e in evidence]
         requests = [_request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
@@ -361,19 +375,21 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
                             evidence="\n".join(f"[{n}] {t}" for n, t in zip(numbers, texts)))
     if bound:
         rules = bound_grammar(texts, numbers, themed, lines, bool(CJK.search(" ".join(texts))),
-                              bound_title=themed and put != TOPIC_QUESTION, languages=languages)
+                              languages=languages)
     else:
         rules = grammar(numbers, themed, lines)
-    return Request([{"role": "user", "content": prompt}], rules, budget, "write")
+    avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(tuple(texts),
+                                                                            COPY_WORDS)
+    return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid)
 
 
-def topic_request(prompts: Prompts, texts: list[str], put: str = TOPIC_QUESTION,
-                  bound: bool = True, languages: frozenset[str] = frozenset()) -> Request:
+def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
+                  languages: frozenset[str] = frozenset()) -> Request:
     """A topic's request: its evidence alone, numbered from 1 whatever its place in the
     answer, and a budget of its own, so that the same evidence is the same request in any
     answer (and in `build --write-reports`), and its reply is read from the cache."""
-    return _request(prompts, texts, put, THEMED_LAYOUT, True, TOPIC_LINES, TOPIC_TOKENS, bound,
-                    languages)
+    return _request(prompts, texts, TOPIC_QUESTION, THEMED_LAYOUT, True, TOPIC_LINES,
+                    TOPIC_TOKENS, bound, languages)
 
 
 def renumbered(reply: str, numbers: list[int]) -> str:
@@ -402,8 +418,9 @@ def request_key(model: ChatModel, request: Request) -> str:
     cached reply is reused only for the very same request."""
     path = getattr(model, "path", None)
     size = path.stat().st_size if path is not None and path.exists() else 0
+    avoid = request.avoid and [request.avoid.words, request.avoid.texts]
     text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
-                       request.max_tokens], ensure_ascii=False)
+                       request.max_tokens] + ([avoid] if avoid else []), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -437,7 +454,7 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
     else:
         text = model.complete(request.messages, grammar=request.grammar,
                               max_tokens=request.max_tokens, purpose=request.purpose,
-                              on_text=checker)
+                              on_text=checker, avoid=request.avoid)
         if cache is not None:
             cache.put({key: text})
     if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others

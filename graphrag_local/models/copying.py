@@ -1,0 +1,51 @@
+"""What keeps a writer from copying its evidence: a rule the decoder applies to each token
+it is about to take (`decode.Decoder._pick`).
+
+A reply's written lines ("- ..."; not its headings) may not repeat `Avoid.words` words in
+a row of any of the texts they were written from: a token that would complete such a run
+is not taken, and the best other token the grammar admits is. A word counts from its
+first characters ("Scro" of "Scrooge"), so the run is stopped before the word is spelled
+out rather than after. Words are `\\w+` runs, compared lower-cased: the rule is for
+languages written with spaces (a line in Chinese or Japanese is one "word" to it, and it is
+not asked there).
+
+This module does not import llama_cpp; it works on text."""
+
+from __future__ import annotations
+
+import re
+
+from .protocol import Avoid
+
+_WORD = re.compile(r"\w+")
+
+
+class CopyGuard:
+    def __init__(self, avoid: Avoid):
+        n = self.words = avoid.words
+        self.next: dict[tuple[str, ...], set[str]] = {}  # n-1 words -> the words after them
+        for text in avoid.texts:
+            words = _WORD.findall(text.lower())
+            for i in range(len(words) - n + 1):
+                self.next.setdefault(tuple(words[i:i + n - 1]), set()).add(words[i + n - 1])
+
+    def copies(self, text: str) -> bool:
+        """Whether the last line of `text` ends on `words` words in a row of a source (its
+        last word possibly begun only)."""
+        line = text[text.rfind("\n") + 1:]
+        if not line.startswith("- "):
+            return False
+        words = _WORD.findall(line.lower())
+        if len(words) < self.words:
+            return False
+        after = self.next.get(tuple(words[-self.words:-1]))
+        if not after:
+            return False
+        last = words[-1]
+        if _WORD.match(line[-1]):  # a word still being written
+            return any(w.startswith(last) for w in after)
+        return last in after
+
+    def bans(self, text: str, piece: str) -> bool:
+        """Whether appending `piece` to `text` makes a copy that `text` was not."""
+        return bool(piece) and self.copies(text + piece) and not self.copies(text)
