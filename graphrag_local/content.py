@@ -77,7 +77,7 @@ class Extractive(ContentMode):
         from .search import drift, themes, written
         from .search.selection import select_communities
 
-        s = session.settings.query
+        s = plain = session.settings.query
         if session.writer_name:  # a writer writes from more than a quoted answer shows
             s = replace(s, quote_count=s.writer_quotes, drift_quotes=s.writer_quotes,
                         theme_quotes=s.writer_theme_quotes, answer_words=s.writer_evidence_words)
@@ -85,7 +85,7 @@ class Extractive(ContentMode):
         a = ex.Answering(question, data, session.prompts, s, lead, on_text,
                          time.perf_counter(), lambda: session.model,
                          (lambda: session.writer) if session.writer_name else None,
-                         session.written_cache if session.writer_name else None)
+                         session.written_cache if session.writer_name else None, plain)
         asked = followup_text(question, history)
         q = session.vector(asked)
         sentences = session.sentences

@@ -121,6 +121,9 @@ class Answering:
     # the writer model (`query --writer`): it writes the answer from the chosen quotes
     writer: Callable[[], ChatModel] | None = None
     written_cache: object = None  # what the writer wrote before (`written.ReplyCache`)
+    # the settings of the answer without a writer (a writer is given more evidence): what
+    # a focused written answer quotes under its sentences is no longer than that answer
+    quoted_settings: QuerySettings | None = None
 
 
 def finish(method: str, a: Answering, quotes: list[Quote], *,
@@ -162,8 +165,11 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     the quotes are the answer, as without a writer, and it says so."""
     from . import written as wr
 
-    focused = focus >= wr.FOCUSED or not themes
-    quoted = (render_themes(themes) if themes else render(quotes)) if focused else ""
+    # the focus of a question in another language is the English embedder's guess ("What
+    # are the main themes?" in Spanish 0.90, in Russian 1.0): there, topics are written
+    focused = not themes or (focus >= wr.FOCUSED and a.data.languages <= {"en"})
+    quoted = (_quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
+              if focused else "")
     shown = [replace(q, refs=(*q.refs, ref) if ref else q.refs)
              for _t, ref, qs in themes for q in qs] if themes else list(quotes)
     if focused:  # written from its best sentences whatever their topic
@@ -230,6 +236,29 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     result.timings["writer_tokens_per_second"] = round(tokens / seconds, 1) if seconds else 0.0
     result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
     return result
+
+
+def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
+                 themes: list[tuple[str, str, list[Quote]]] | None) -> str:
+    """The quoted answer under a focused written one, about as long as it is without a
+    writer (`p`): basic and local its first `quote_count` sentences, drift its nearest
+    `drift_quotes`, global and ts each topic's first `theme_quotes` while `answer_words`
+    last (the first topic always)."""
+    if not themes:
+        return render(quotes[:p.quote_count])
+    if method == "drift":
+        top = {id(q) for q in sorted(quotes, key=lambda q: -q.score)[:p.drift_quotes]}
+        blocks = [(t, r, [q for q in qs if id(q) in top]) for t, r, qs in themes]
+        return render_themes([b for b in blocks if b[2]])
+    shown, words = [], 0
+    for title, ref, qs in themes:
+        qs = qs[:p.theme_quotes]
+        n = len(title.split()) + sum(len(q.text.split()) for q in qs)
+        if shown and words + n > p.answer_words:
+            break
+        shown.append((title, ref, qs))
+        words += n
+    return render_themes(shown)
 
 
 def _name_words(data: IndexData) -> frozenset[str]:

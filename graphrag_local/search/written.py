@@ -60,15 +60,18 @@ THEMED_LAYOUT = (
 # of These Stories"). A topic's writing so depends on its evidence alone, and a later
 # question whose search chooses the same evidence reads it from the cache.
 TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer answer.)"
-# a question this focused or more (`themes.focus_of`: "Who chairs the Greywater Fishing
-# Cooperative?" is 1.0, "What are the main themes?" 0.03-0.3; basic's, local's and drift's
-# always) is about one thing: it gets a short answer (`LEAD_LINES`), written from its best
-# sentences whatever their topic, over the quoted answer, the sentences it rests on
-# (`extractive._written`). Written alone, the 1.5B's answers to samples/carol_facts.jsonl
-# held the asked fact less often than the quotes: a topic at a time, drift 6 of 12 against
-# 9 ("Old Marley was as dead as a door nail" for "How long has Marley been dead?"); as one
-# answer from the best sentences, global 4 against 8, drift 5 against 9
-FOCUSED = 0.75
+# a question this focused (`themes.focus_of` at its top: a sentence of the documents is as
+# near it as to a question that sentence answers; every question of samples/facts.jsonl
+# and samples/carol_facts.jsonl, and basic's, local's and drift's always) is about one
+# thing: it gets a short answer (`LEAD_LINES`), written from its best sentences whatever
+# their topic, over the quoted answer, the sentences it rests on (`extractive._written`).
+# Written alone, the 1.5B's answers to samples/carol_facts.jsonl held the asked fact less
+# often than the quotes: a topic at a time, drift 6 of 12 against 9 ("Old Marley was as
+# dead as a door nail" for "How long has Marley been dead?"); as one answer from the best
+# sentences, global 4 against 8, drift 5 against 9. Below the top, broad questions: the
+# paper's podcast questions measure 0.2-0.96 ("What recurring topics do tech leaders
+# emphasize in their discussions?" 0.96), and are written topic by topic
+FOCUSED = 1.0
 LEAD_LINES = 3  # a focused answer's written sentences at most
 QUOTED_BELOW = "*Quoted from the documents:*"  # between a focused answer and its sentences
 # a question less focused than this is about the collection as a whole ("What are the
