@@ -151,14 +151,15 @@ def _roles_between(words: list[str]) -> bool:
 def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None:
     """Two names the sentence relates (A ... B, at most `RELATED_WITHIN` words apart with
     a word between that is not a function word) that what it cites does not relate: no
-    cited sentence names both within `RELATED_WITHIN` words more than the sentence ("Mrs. Cratchit
-    kissed Peter" from "Mrs. Cratchit kissed him, ... and Peter and himself shook hands"),
-    or every one naming both relates them the other way round (B ... A: "Saltmarsh Arts
-    Collective gave the Port Aldren Town Council 20,000 pounds" where the council gave the
-    collective). Names are matched as words ("Mrs Cratchit" is "Mrs. Cratchit"). The pair
-    and why, or None. Latin-script text only. The 1.5B, bound to the evidence's words,
-    makes both: on the labelled sentences (scripts/eval_support.py) the first caught two
-    the other tests kept and dropped none that was supported."""
+    cited sentence names both within `RELATED_WITHIN` words more than the sentence does
+    ("Mrs. Cratchit kissed Peter" from "Mrs. Cratchit kissed him, ... and Peter and
+    himself shook hands"), or every one naming both relates them the other way round
+    (B ... A: "Saltmarsh Arts Collective gave the Port Aldren Town Council 20,000 pounds"
+    where the council gave the collective). Names are matched as words ("Mrs Cratchit" is
+    "Mrs. Cratchit"). The pair and why, or None. Latin-script text only. The 1.5B, bound
+    to the evidence's words, makes both: on the labelled sentences
+    (scripts/eval_support.py) the first caught two the other tests kept and dropped none
+    that was supported."""
     if CJK.search(sentence):
         return None
     spans = list(_WORD.finditer(sentence))
@@ -190,19 +191,3 @@ def _at(words: list[str], name: list[str]) -> list[int]:
     """Where the words of `name` stand in `words`."""
     k = len(name)
     return [i for i in range(len(words) - k + 1) if words[i:i + k] == name]
-    words = _WORD.findall(sentence)
-    runs = _name_runs(sentence)
-    for i, (_a0, a1, a) in enumerate(runs):
-        for b0, _b1, b in runs[i + 1:]:
-            wa, wb = set(a.lower().split()), set(b.lower().split())
-            if wa <= wb or wb <= wa:
-                continue  # "Ebenezer Scrooge" and "Scrooge": one person
-            if not _roles_between(words[a1:b0]):
-                continue
-            places = [(s.lower().find(a.lower()), s.lower().find(b.lower()), s) for s in sources]
-            both = [(ia, ib, s) for ia, ib, s in places if ia >= 0 and ib >= 0]
-            # each the other way round, and relating them (not "Owen Pike and Lena Castell")
-            if both and all(ib < ia and _roles_between(_WORD.findall(s[ib + len(b):ia]))
-                            for ia, ib, s in both):
-                return a, b
-    return None

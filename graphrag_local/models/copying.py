@@ -24,6 +24,7 @@ class CopyGuard:
     def __init__(self, avoid: Avoid):
         n = self.words = avoid.words
         self.next: dict[tuple[str, ...], set[str]] = {}  # n-1 words -> the words after them
+        self._text, self._copied = "", False  # the last text asked about, and whether it copies
         for text in avoid.texts:
             words = _WORD.findall(text.lower())
             for i in range(len(words) - n + 1):
@@ -47,5 +48,8 @@ class CopyGuard:
         return last in after
 
     def bans(self, text: str, piece: str) -> bool:
-        """Whether appending `piece` to `text` makes a copy that `text` was not."""
-        return bool(piece) and self.copies(text + piece) and not self.copies(text)
+        """Whether appending `piece` to `text` makes a copy that `text` was not (`text` is
+        the same for every token weighed at one step: read once)."""
+        if text != self._text:
+            self._text, self._copied = text, self.copies(text)
+        return bool(piece) and not self._copied and self.copies(text + piece)

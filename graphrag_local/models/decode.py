@@ -155,13 +155,14 @@ class Decoder:
         if job.grammar_sampler is not None:
             lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
         scores = view["logit"]
-        if job.guard is not None:
-            for token in np.argsort(-scores)[:GUARD_TRIES * 8]:
-                if not np.isfinite(scores[token]):
-                    break
-                if not self._guarded(job, int(token)):
-                    return int(token)
-        return int(np.argmax(scores))
+        best = int(np.argmax(scores))
+        if not self._guarded(job, best):
+            return best
+        admitted = np.flatnonzero(np.isfinite(scores))  # (a bound grammar admits few)
+        for token in admitted[np.argsort(-scores[admitted], kind="stable")][:GUARD_TRIES * 8]:
+            if not self._guarded(job, int(token)):
+                return int(token)
+        return best
 
     def _guarded(self, job: Job, token: int) -> bool:
         """Whether the job's copy guard bans `token` next."""

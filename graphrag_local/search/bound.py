@@ -83,8 +83,7 @@ def _cased(words: frozenset[str]) -> set[str]:
 
 
 def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
-                  cjk: bool = False, bound_title: bool = False,
-                  languages: frozenset[str] = frozenset()) -> str:
+                  cjk: bool = False, languages: frozenset[str] = frozenset()) -> str:
     """GBNF where a line is written only with the words of the evidence `ids` it was
     given, the function words and the relating words (`support.FUNCTION_WORDS`,
     `support.FRAME_WORDS`), and nothing else; it ends with one to three of `ids`. The
@@ -92,18 +91,17 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
     "a farming village located in the United Kingdom" where no source said so). Whether
     what a line cites holds its words is the support check's to say. In Chinese or
-    Japanese a line is bound to the characters of its evidence; in another language not
-    English, to its evidence's words alone. With `bound_title` (and in such a language) a
-    topic's heading too is made of its evidence's words and the function words: put the
-    user's question, the 1.5B headed every topic with it ("Emerging Technologies", ten
-    times in one answer). `languages`: the index's; an English-only index is not asked
-    which language each evidence is in (that loads a language model, 0.5 s)."""
+    Japanese a line is bound to the characters of its evidence; in another language than
+    English, to its evidence's words alone, and so is a topic's heading. `languages`: the
+    index's; an English-only index is not asked which language each evidence is in (that
+    loads a language model, 0.5 s)."""
     common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS
     rules = [
         f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
         'cite ::= "[" id "]"',
     ]
     given = " ".join(evidence[i - 1] for i in ids)
+    foreign = False  # evidence in a language written with spaces, not English
     if cjk:
         # Chinese function characters for a Chinese text only: given them, the 1.5B wrote
         # Japanese mixed with Chinese ("隙尚的亡くなったとき")
@@ -118,7 +116,6 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # nouns ("Effi was very concerned about the Docken being in the Korb"); evidence in
         # another language gives its own words only, and a heading of them
         foreign = languages != {"en"} and detect_language(given) != "en"
-        bound_title = bound_title or foreign
         words = set(own) if foreign else own | _cased(common)
         words |= {a for a in ABBREVIATIONS if a in given}
         rules.append(f"word ::= {_trie(sorted(words))}")
@@ -131,13 +128,11 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # in Chinese or Japanese a heading too is made of its evidence's characters (the
         # 1.5B headed Japanese topics in Chinese: "鹿之助的故事")
         title = "word{2,24}" if cjk else r'[^\n\[\]#-] [^\n\[\]#.]{0,80}'
-        if bound_title and not cjk:
-            # starting and ending on a content word of the evidence: not a question
-            # ("Are there any episode where ...") nor a phrase cut short
+        if foreign:  # the evidence's own words, starting and ending on a content word: not
+            # a question ("Are there any episode where ...") nor a phrase cut short
             content = {w for w in own if w.lower() not in support.FUNCTION_WORDS}
-            glue = own if foreign else content | _cased(support.FUNCTION_WORDS - NEGATIONS)
             rules.append(f"cword ::= {_trie(sorted(content))}")
-            rules.append(f"tword ::= {_trie(sorted(glue))}")
+            rules.append(f"tword ::= {_trie(sorted(own))}")
             title = 'cword (" " tword){0,6} " " cword'
         rules += [f"title ::= {title}",
                   f'root ::= "## " title "\\n" line{{1,{max_lines}}}']

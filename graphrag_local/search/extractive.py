@@ -168,20 +168,19 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     # the focus of a question in another language is the English embedder's guess ("What
     # are the main themes?" in Spanish 0.90, in Russian 1.0): there, topics are written
     focused = not themes or (focus >= wr.FOCUSED and a.data.languages <= {"en"})
-    quoted = (_quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
-              if focused else "")
-    shown = [replace(q, refs=(*q.refs, ref) if ref else q.refs)
-             for _t, ref, qs in themes for q in qs] if themes else list(quotes)
+    # each quote with its topic's report ref, and the topic's place
+    tagged = ([(q, i) for i, (_t, ref, qs) in enumerate(themes) for q in _with_report(qs, ref)]
+              if themes else [(q, 0) for q in quotes])
     if focused:  # written from its best sentences whatever their topic
-        ranked = sorted(shown, key=lambda q: -q.score)  # (stable: a topic's own order)
-        titles: list[str] = []
+        quoted, below = _quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
+        ranked = sorted((q for q, _ in tagged), key=lambda q: -q.score)  # (stable)
         by_number = choose_quotes(ranked, a.settings.writer_quotes)
         evidence = [wr.Evidence(q.text, q.refs) for q in by_number]
+        titles: list[str] = []
     else:
-        evidence = [wr.Evidence(q.text, (*q.refs, ref) if ref else q.refs, i)
-                    for i, (_t, ref, qs) in enumerate(themes) for q in qs]
+        by_number = [q for q, _ in tagged]
+        evidence = [wr.Evidence(q.text, q.refs, i) for q, i in tagged]
         titles = [t for t, _r, _q in themes]
-        by_number = [q for _t, _r, qs in themes for q in qs]
     extra = [replace(c, cited=False) for c in extra]  # cited only where a kept line cites
     writer = a.writer()
     before = len(writer.calls)
@@ -206,28 +205,25 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     if out.kept == 0 and focused:  # nothing written stood: the quotes answer
         result.answer = quoted + (
             f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")
-        result.citations = _citations(shown, a.data, extra)
+        result.citations = _citations(below, a.data, extra)
         if a.on_text is not None:
             a.on_text(result.answer)
-    elif focused:  # the short written answer, then what it rests on
-        written = wr.render(checker)
-        if a.on_text is not None and out.dropped:
+    else:
+        written = wr.render(checker)  # (a themed answer quotes each topic where none stood)
+        if a.on_text is not None and out.dropped:  # the last line: how many were dropped
             a.on_text("\n" + written.rsplit("\n", 1)[-1] + "\n")
-        result.answer = f"{written}\n\n{wr.QUOTED_BELOW}\n\n{quoted}"
-        if a.on_text is not None:  # after the last line streamed (it ends the line)
-            a.on_text(f"\n{wr.QUOTED_BELOW}\n\n{quoted}")
-        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs) for n in out.cited()]
-        result.citations = _citations(cited + shown, a.data, extra)
-    else:  # a themed answer quotes each topic where nothing written stood (streamed so)
-        result.answer = wr.render(checker)
-        result.written["headings_replaced"] = out.headings_replaced
-        result.written["topics_quoted"] = out.topics_quoted
-        result.written["topics_left_out"] = out.left_out
-        cited = [replace(by_number[n - 1], refs=evidence[n - 1].refs)
-                 for n in out.cited(checker.groups, evidence)]
+        cited = [by_number[n - 1] for n in out.cited(checker.groups, evidence)]
+        if focused:  # the short written answer, then what it rests on
+            result.answer = f"{written}\n\n{wr.QUOTED_BELOW}\n\n{quoted}"
+            if a.on_text is not None:  # after the last line streamed (it ends the line)
+                a.on_text(f"\n{wr.QUOTED_BELOW}\n\n{quoted}")
+            cited += below
+        else:
+            result.answer = written
+            result.written["headings_replaced"] = out.headings_replaced
+            result.written["topics_quoted"] = out.topics_quoted
+            result.written["topics_left_out"] = out.left_out
         result.citations = _citations(cited, a.data, extra)
-        if a.on_text is not None and out.dropped:
-            a.on_text("\n" + result.answer.rsplit("\n", 1)[-1] + "\n")
     first = checker.first_line_at or time.perf_counter()
     result.timings["first_token_seconds"] = round(first - a.started, 3)
     calls = result.calls
@@ -239,26 +235,32 @@ def _written(method: str, a: Answering, quotes: list[Quote],
 
 
 def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
-                 themes: list[tuple[str, str, list[Quote]]] | None) -> str:
+                 themes: list[tuple[str, str, list[Quote]]] | None) -> tuple[str, list[Quote]]:
     """The quoted answer under a focused written one, about as long as it is without a
     writer (`p`): basic and local its first `quote_count` sentences, drift its nearest
     `drift_quotes`, global and ts each topic's first `theme_quotes` while `answer_words`
-    last (the first topic always)."""
+    last (the first topic always). Its text, and its quotes with their topics' refs."""
     if not themes:
-        return render(quotes[:p.quote_count])
+        return render(quotes[:p.quote_count]), quotes[:p.quote_count]
     if method == "drift":
         top = {id(q) for q in sorted(quotes, key=lambda q: -q.score)[:p.drift_quotes]}
         blocks = [(t, r, [q for q in qs if id(q) in top]) for t, r, qs in themes]
-        return render_themes([b for b in blocks if b[2]])
-    shown, words = [], 0
-    for title, ref, qs in themes:
-        qs = qs[:p.theme_quotes]
-        n = len(title.split()) + sum(len(q.text.split()) for q in qs)
-        if shown and words + n > p.answer_words:
-            break
-        shown.append((title, ref, qs))
-        words += n
-    return render_themes(shown)
+        blocks = [b for b in blocks if b[2]]
+    else:
+        blocks, words = [], 0
+        for title, ref, qs in themes:
+            qs = qs[:p.theme_quotes]
+            n = len(title.split()) + sum(len(q.text.split()) for q in qs)
+            if blocks and words + n > p.answer_words:
+                break
+            blocks.append((title, ref, qs))
+            words += n
+    return render_themes(blocks), [q for _t, ref, qs in blocks for q in _with_report(qs, ref)]
+
+
+def _with_report(quotes: list[Quote], ref: str) -> list[Quote]:
+    """The quotes of a topic, each citing the topic's report too (`ref`, if it has one)."""
+    return [replace(q, refs=(*q.refs, ref)) for q in quotes] if ref else list(quotes)
 
 
 def _name_words(data: IndexData) -> frozenset[str]:
