@@ -112,6 +112,21 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
     return Support(True, "")
 
 
+def check_one(sentence: str, sources: list[str]) -> Support:
+    """Whether one of `sources` alone supports `sentence`, the question's words not given:
+    a short answer to a question of fact states what one sentence of the documents states.
+    Checked as a topic's line is (`check`: the question's words given, the cited sentences
+    together), the 1.5B's short answers to samples/carol_facts.jsonl passed wrong ones made
+    of the question's words ("The clerk was Ebenezer Scrooge" for "Who is the clerk to
+    Ebenezer Scrooge?") or of two sentences joined ("Fred was Scrooge's niece")."""
+    if not sources:
+        return Support(False, "cites nothing")
+    verdicts = [check(sentence, [s]) for s in sources]
+    if any(v.ok for v in verdicts):
+        return Support(True, "")
+    return Support(False, "no one cited sentence says it: " + verdicts[0].reason)
+
+
 RELATED_WITHIN = 8  # words between two names that a sentence relates directly
 _PREPOSITIONS = frozenset("""of for at in on to from with near into onto about over under beside
 through during after before since until across along around between among against toward
@@ -138,6 +153,22 @@ def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
             else:
                 runs.append((i, i + 1, w))
     return runs
+
+
+def doubled_name(sentence: str, within: int = 2) -> str:
+    """A name the sentence says again within `within` words of itself, or "": a garbled
+    line, not a claim ("Tobias Renn designed new earth banks for Millbrook at Millbrook",
+    the 1.5B kept from a run of its evidence by the copy guard; "А вот в Семеновский,
+    отписать в Семеновский"). Of the 103 labelled sentences of
+    docs/eval_runs/writer_support_labels.jsonl, none says a name so."""
+    runs = _name_runs(sentence)
+    ends = [m.end() for m in _WORD.finditer(sentence)]
+    for i, (_a0, a1, a) in enumerate(runs):
+        for b0, b1, b in runs[i + 1:]:
+            owner = sentence[ends[b1 - 1]:ends[b1 - 1] + 1] in ("'", "’")  # "Scrooge's nephew"
+            if b0 - a1 <= within and a.lower() == b.lower() and not owner:
+                return a
+    return ""
 
 
 def _roles_between(words: list[str]) -> bool:

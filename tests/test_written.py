@@ -7,8 +7,10 @@ from fakes import FakeChatModel
 
 from graphrag_local import support
 from graphrag_local.prompts import load_prompts
+from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search import bound as bd
 from graphrag_local.search import written as wr
+from graphrag_local.search.common import IndexData
 
 SOURCES = [
     "Hannah Greer opposed the plan to dredge Aldren Harbour in 2022.",
@@ -67,6 +69,27 @@ def test_two_names_related_where_no_cited_sentence_relates_them_are_dropped():
                                        "The 2023 Lantern Festival took the river as its theme."]).ok
 
 
+def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
+    """A focused question's short answer: "The clerk was Ebenezer Scrooge" passes as a
+    topic's line (every word is the question's) and fails as an answer; so does one that
+    joins two cited sentences; one that shortens a cited sentence passes."""
+    question = "Who is the clerk to Ebenezer Scrooge?"
+    sources = ["'Christmas, Ebenezer!' said the ghost.",
+               "Scrooge had a very small fire, but his clerk's fire was very much smaller."]
+    assert support.check("The clerk was Ebenezer Scrooge.", sources, question).ok
+    assert not support.check_one("The clerk was Ebenezer Scrooge.", sources).ok
+    assert support.check("Hannah Greer opposed dredging, and Halvard moves grain.",
+                         SOURCES[:2]).ok
+    assert not support.check_one("Hannah Greer opposed dredging, and Halvard moves grain.",
+                                 SOURCES[:2]).ok
+    assert support.check_one("Scrooge's clerk had a very much smaller fire.", sources).ok
+    reply = "- The clerk was Ebenezer Scrooge [1][2]\n- Scrooge's clerk had a smaller fire [2]\n"
+    out, _checker = wr.write(FakeChatModel([reply]), load_prompts(), question,
+                             [wr.Evidence(t, (f"S{i}",)) for i, t in enumerate(sources, 1)], [],
+                             max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
+
+
 def test_markup_around_a_word_is_not_part_of_it():
     caption = ["[Illustration: _Bob Cratchit went down a slide on Cornhill, twenty times_]"]
     assert support.check("Bob Cratchit went down a slide on Cornhill twenty times.", caption).ok
@@ -109,7 +132,7 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
         "- Tobias Renn designed earth banks for the River Aldren at Millbrook [S3, R1]"]
     assert "Norway" not in text and "fishing" not in "".join(streamed)
     assert ("(1 written sentence dropped: what they cite does not say it, or it repeats "
-            "another)") in text
+            "another or is garbled; --json lists them)") in text
     assert out.cited() == [1, 3]
     first, second = (a["grammar"] for a in model.asked)
     assert 'id ::= "2" | "1"\n' in first and 'id ::= "1"\n' in second
@@ -157,6 +180,45 @@ def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_tit
                                  max_tokens=100, name_words=names)
         assert wr.render(checker).splitlines()[0] == f"**{shown}**"
         assert checker.written.headings_replaced == (heading != "Topic 1: Opposition to Dredging")
+
+
+def test_a_heading_may_name_its_topics_own_entities_and_words_the_documents_write_in_lower_case():
+    """A heading may name its topic's title entities though its kept lines do not
+    ("Halvard's Trade" over the shipping company's topic), and use a word of an entity's
+    name that the documents mostly write in lower case (the podcasts' "Education", typed as
+    an entity from a heading: "AI and Ethics in Education" fell back to "AI, Stanford and
+    MIT")."""
+    chunks = {"c1": Chunk("c1", "d1", "a.txt", 0, 0, 30, 30,
+                          "Education matters. Halvard met Greer; education and trade, "
+                          "Halvard said. Harbour works began. The harbour was dredged for education.")}
+    entities = {n: Entity(n, n, "ORGANIZATION", "", ()) for n in
+                ("Halvard Shipping Company", "Education", "Aldren Harbour", "Greer")}
+    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks,
+                     reports=[], communities=[])
+    # "Harbour" is written capitalised as often as not (once each): a name; "Education" once
+    # of three: a word
+    assert data.name_words == {"halvard", "shipping", "company", "aldren", "harbour", "greer"}
+    for heading, shown in (("Halvard's Trade", "Halvard's Trade"),
+                           ("Education and Shipping", "Education and Shipping"),
+                           ("Greer's Shipping", "Halvard Shipping Company")):
+        reply = f"## {heading}\n- The company moves timber and grain through Port Aldren [1]\n"
+        ev = [wr.Evidence("The company moves timber and grain through Port Aldren.", ("S1",), 0)]
+        _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
+                                 "What is traded?", ev, ["Halvard Shipping Company"],
+                                 max_tokens=100, name_words=data.name_words)
+        assert wr.render(checker).splitlines()[0] == f"**{shown}**"
+
+
+@pytest.mark.parametrize("heading, shown", [
+    # the grammar's length cut it: it ends at its last comma
+    ("Internet pioneers, entrepreneurs, tech executives, author of the book Closing the",
+     "Internet pioneers, entrepreneurs, tech executives"),
+    ("Carolina Cruz-Neira and Reid Hoffman's visit to,", "Carolina Cruz-Neira and Reid Hoffman's visit"),
+    ("Old Tech Returns in Vogue Again", "Old Tech Returns in Vogue Again"),
+    ("The", "The"),  # nothing would be left: as written (and checked as such)
+])
+def test_a_cut_heading_loses_its_open_end(heading, shown):
+    assert wr.trimmed(heading) == shown
 
 
 def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
@@ -225,6 +287,24 @@ def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
     assert (out.kept, out.dropped, out.left_out) == (1, 0, 1)
     assert "Halvard" not in wr.render(checker) and "Halvard" not in "".join(streamed)
     assert "Hannah Greer opposed" in "".join(streamed)
+
+
+def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
+    """The copy guard made the 1.5B garble what it would have quoted ("... for Millbrook at
+    Millbrook"); the support check passes it (Millbrook is cited), the writer's reader
+    drops it."""
+    assert support.doubled_name("Tobias Renn designed new earth banks for Millbrook at "
+                                "Millbrook.") == "Millbrook"
+    assert support.doubled_name("А вот в Семеновский, отписать в Семеновский.") == "Семеновский"
+    assert not support.doubled_name("Scrooge and Scrooge's nephew talked.")  # an owner
+    assert not support.doubled_name("Scrooge met Fred, and then Scrooge laughed.")
+    sources = ["Tobias Renn designed new earth banks for the River Aldren at Millbrook."]
+    reply = ("- Tobias Renn designed new earth banks for Millbrook at Millbrook [1]\n"
+             "- Tobias Renn designed earth banks for the River Aldren [1]\n")
+    out, _checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?",
+                             [wr.Evidence(sources[0], ("S1",))], [], max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
+    assert out.sections[0][1][0].reason == "says 'Millbrook' twice (garbled)"
 
 
 def test_a_line_saying_the_same_words_twice_is_dropped():

@@ -26,6 +26,8 @@ BOUND_WORDS = 34  # a bound line's words at most: a line this long was cut, not 
 # function characters a bound Chinese or Japanese line may add
 CJK_CHARS = "的了是在和与他她它们也都这那个有为被把对从到中上下就又而"
 
+TITLE_CHARS = 80  # a written heading's characters at most, but its first (the grammars' bound)
+
 
 def _literal(word: str) -> str:
     return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -127,7 +129,7 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     if themed:
         # in Chinese or Japanese a heading too is made of its evidence's characters (the
         # 1.5B headed Japanese topics in Chinese: "鹿之助的故事")
-        title = "word{2,24}" if cjk else r'[^\n\[\]#-] [^\n\[\]#.]{0,80}'
+        title = "word{2,24}" if cjk else rf'[^\n\[\]#-] [^\n\[\]#.]{{0,{TITLE_CHARS}}}'
         if foreign:  # the evidence's own words, starting and ending on a content word: not
             # a question ("Are there any episode where ...") nor a phrase cut short
             content = {w for w in own if w.lower() not in support.FUNCTION_WORDS}

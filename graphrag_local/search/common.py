@@ -266,6 +266,23 @@ class IndexData:
         return {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
 
     @cached_property
+    def name_words(self) -> frozenset[str]:
+        """The lower-cased words of the entity names that the documents write as names:
+        capitalised more often than not ("Halvard", "Li", "Chinese"). A word of a name the
+        documents mostly write in lower case ("Education", "Innovation", "Story" on the
+        podcasts, typed as entities from their headings) is an ordinary word: a written
+        heading may use it without its evidence holding it."""
+        words = {w for name in self.entities for w in name.split() if w[:1].isupper()}
+        lower = {w.lower() for w in words}
+        counts: dict[str, list[int]] = {w: [0, 0] for w in lower}
+        for chunk in self.chunks.values():
+            for w in re.findall(r"\w+", chunk.text):
+                c = counts.get(w.lower())
+                if c is not None:
+                    c[w[:1].isupper()] += 1
+        return frozenset(w for w in lower if counts[w][1] >= counts[w][0])
+
+    @cached_property
     def edges(self) -> Edges:
         """The relationships by endpoint: a query reads its names' edges, not them all."""
         return Edges(self.relationships)

@@ -187,7 +187,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     started = time.perf_counter()
     out, checker = wr.write(writer, a.prompts, a.question, evidence, titles,
                             max_tokens=a.settings.writer_max_tokens, on_text=a.on_text,
-                            max_sections=a.settings.themes, name_words=_name_words(a.data),
+                            max_sections=a.settings.themes, name_words=a.data.name_words,
                             bound=a.settings.writer_bound, cache=a.written_cache,
                             max_words=a.settings.writer_answer_words,
                             max_lines=wr.LEAD_LINES if focused else 8,
@@ -261,10 +261,6 @@ def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
 def _with_report(quotes: list[Quote], ref: str) -> list[Quote]:
     """The quotes of a topic, each citing the topic's report too (`ref`, if it has one)."""
     return [replace(q, refs=(*q.refs, ref)) for q in quotes] if ref else list(quotes)
-
-
-def _name_words(data: IndexData) -> frozenset[str]:
-    return frozenset(w.lower() for name in data.entities for w in name.split() if w[:1].isupper())
 
 
 def _citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> list[Citation]:

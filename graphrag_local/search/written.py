@@ -7,9 +7,11 @@ the sentences it cites (`support.check`) before anyone sees it: an unsupported o
 dropped, and the answer says how many were. A themed answer (global, ts, to a question
 about more than one thing: `FOCUSED`) is written a topic at a time, each call given only
 that topic's evidence and asked what it tells, under a heading the writer words (one
-naming an entity its evidence does not, or only restating the question, falls back to the
-community's own title); a topic where no written line stands shows its first evidence
-sentences, quoted and marked so.
+naming an entity its evidence and its topic's title do not, or only restating the
+question, falls back to the community's own title); a topic where no written line stands
+shows its first evidence sentences, quoted and marked so. A focused question's short
+answer is checked harder: each line must rest on one cited sentence, the question's words
+not given (`support.check_one`).
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
 weights once a step for all of them), then each reply is checked line by line in topic
@@ -29,7 +31,7 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
 (README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
-limit cut, or that says the same words twice, is dropped.
+limit cut, that says the same words twice, or a name twice in a row (a garble), is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -48,7 +50,7 @@ from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
-from .bound import bound_grammar, cut
+from .bound import TITLE_CHARS, bound_grammar, cut
 
 THEMED_LAYOUT = (
     "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
@@ -145,6 +147,28 @@ def _restates(heading: str, question: str) -> bool:
                for w in re.findall(r"\w+", heading))
 
 
+# words a phrase does not end with: a heading ending so was cut ("... visit to")
+_OPEN_ENDS = frozenset("a an the and or nor but of to in on at for with by from as into about "
+                       "its their his her our your my".split())
+
+
+def trimmed(heading: str) -> str:
+    """A heading the grammar's length cut ("Internet pioneers, entrepreneurs, tech
+    executives, author of the book Closing the") ends at its last comma; any heading loses
+    the commas and function words it ends with ("... Carolina Cruz-Neira and Reid
+    Hoffman's visit to,")."""
+    if len(heading) > TITLE_CHARS and "," in heading:
+        heading = heading[:heading.rindex(",")]
+    words = heading.split()
+    while words:
+        last = words[-1].rstrip(",;:-")
+        if last and last.lower() not in _OPEN_ENDS:
+            words[-1] = last
+            break
+        words.pop()
+    return " ".join(words) or heading
+
+
 def _loops(text: str) -> bool:
     """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
     nephew said, ...") or a content word three times is a writer looping, not writing."""
@@ -222,7 +246,7 @@ class _Checker:
     def line(self, line: str) -> None:
         line = line.strip()
         if line.startswith("## "):  # the heading of the topic being written
-            heading = _TOPIC.sub("", squash(line[3:]))
+            heading = trimmed(_TOPIC.sub("", squash(line[3:])))
             if self.written.sections and not self.written.sections[-1][0]:
                 self.written.sections[-1] = (heading, self.written.sections[-1][1])
             else:
@@ -235,11 +259,15 @@ class _Checker:
         cites = tuple(c for c in cites if 1 <= c <= len(self.evidence))
         text = squash(m.group("text"))
         sources = [self.evidence[c - 1].text for c in cites]
-        verdict = support.check(text, sources, self.question)
+        # a short answer (no topics: a focused question's) rests on one sentence
+        verdict = (support.check(text, sources, self.question) if self.group_titles
+                   else support.check_one(text, sources))
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
         ok, reason = verdict.ok, verdict.reason
         if _loops(text):
             ok, reason = False, "repeats itself"
+        elif support.doubled_name(text):
+            ok, reason = False, f"says '{support.doubled_name(text)}' twice (garbled)"
         elif self.bound and cut(text):
             ok, reason = False, "cut off at the word limit"
         if any(near_duplicate(text, e) for e in earlier):
@@ -291,16 +319,17 @@ class _Checker:
     def heading_of(self, section: int) -> str:
         """The writer's heading, if each number in it and each word of the index's entity
         names ("Halvard", not "Infrastructure": a heading names a topic in the writer's
-        words) is in the evidence its section cites; else the title of the topic its
-        first kept line cites. A topic shown quoted keeps the writer's heading on the same
-        terms, the quoted sentences and its community's title being what it cites."""
+        words) is in the evidence its section cites or its topic's title; else the title
+        of the topic its first kept line cites. A topic shown quoted keeps the writer's
+        heading on the same terms, the quoted sentences being what it cites."""
         heading, lines = self.written.sections[section]
         cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
-        title = ""
         if not cited and section < len(self.groups):  # quoted: what is shown
-            g = self.groups[section]
-            cited = [self.evidence[n - 1] for n in _quoted_numbers(self.evidence, g)]
-            title = self.group_titles[g]
+            cited = [self.evidence[n - 1]
+                     for n in _quoted_numbers(self.evidence, self.groups[section])]
+        # the topic's own title (its key entities' names) is given too: "Bitcoin Story"
+        # heads the Bitcoin community's topic whether or not its kept lines say "Bitcoin"
+        title = self.group_titles[self.groups[section]] if section < len(self.groups) else ""
         earlier = {h.lower() for h, _ls in self.written.sections[:section]}
         if (heading and cited and not _restates(heading, self.question) and not _loops(heading)
                 and heading.lower() not in earlier):  # a heading said twice names no topic
@@ -483,5 +512,6 @@ def render(checker: _Checker) -> str:
     if written.dropped:
         out.append("")
         out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
-                   "what they cite does not say it, or it repeats another)")
+                   "what they cite does not say it, or it repeats another or is garbled; "
+                   "--json lists them)")
     return "\n".join(out).strip()
