@@ -118,7 +118,9 @@ def check_one(sentence: str, sources: list[str]) -> Support:
     Checked as a topic's line is (`check`: the question's words given, the cited sentences
     together), the 1.5B's short answers to samples/carol_facts.jsonl passed wrong ones made
     of the question's words ("The clerk was Ebenezer Scrooge" for "Who is the clerk to
-    Ebenezer Scrooge?") or of two sentences joined ("Fred was Scrooge's niece")."""
+    Ebenezer Scrooge?") or of two sentences joined ("The clerk is Ebenezer Scrooge's
+    nephew"). A false one made of one sentence's words still passes ("Fred was Scrooge's
+    niece")."""
     if not sources:
         return Support(False, "cites nothing")
     verdicts = [check(sentence, [s]) for s in sources]

@@ -266,8 +266,8 @@ class _Checker:
         ok, reason = verdict.ok, verdict.reason
         if _loops(text):
             ok, reason = False, "repeats itself"
-        elif support.doubled_name(text):
-            ok, reason = False, f"says '{support.doubled_name(text)}' twice (garbled)"
+        elif doubled := support.doubled_name(text):
+            ok, reason = False, f"says '{doubled}' twice (garbled)"
         elif self.bound and cut(text):
             ok, reason = False, "cut off at the word limit"
         if any(near_duplicate(text, e) for e in earlier):
