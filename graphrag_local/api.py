@@ -270,17 +270,37 @@ def with_writer(settings: Settings, writer: str | None) -> Settings:
     return replace(settings, query=replace(settings.query, writer=writer))
 
 
-def show(index_dir: Path, kind: str, name: str = "", level: int | None = None) -> dict[str, Any]:
-    """Browse a built index: communities (as a tree), reports, or entities."""
+def show(index_dir: Path, kind: str, name: str = "", level: int | None = None, *,
+         writer: str | None = None, config: Path | None = None) -> dict[str, Any]:
+    """Browse a built index: communities (as a tree), reports, or entities. With `writer`
+    (reports of an extractive index), each report the writer has written too (`written`:
+    its title, kept lines and their sources), or None where it has not written it yet."""
     from .browse import show as browse
     from .query import load_index_data, open_index
 
     store, manifest = open_index(index_dir)
-    result = browse(load_index_data(store), kind, name, level)
+    data = load_index_data(store)
+    result = browse(data, kind, name, level)
     if kind == "communities":
         last = manifest.get("summary", {})
         result["quality"] = last.get("community_quality", {})
         result["partition_change"] = last.get("partition_change", {})
+    if kind == "reports" and writer not in (None, "", "none"):
+        session = open_session(index_dir, config=config, writer=writer)
+        try:
+            shown = [result["report"]] if "report" in result else result["reports"]
+            written = session.written_reports([r["id"] for r in shown])
+        finally:
+            session.close()
+        for r in shown:
+            r["written"] = written.get(r["id"])
+        result["writer"] = writer
+        if "report" in result and result["report"]["written"]:
+            from .browse import chunk_sources
+
+            lines = result["report"]["written"]["lines"]
+            result["sources"] = chunk_sources(
+                data, list(dict.fromkeys(ref for line in lines for ref in line["refs"])))
     return result
 
 

@@ -164,6 +164,18 @@ def _where(data: IndexData, source) -> str:
     return f"{chunk.path}" + (f" {label}" if label else f", chunk {chunk.index + 1}")
 
 
+def chunk_sources(data: IndexData, refs: list[str]) -> list[dict]:
+    """Where the chunks of `refs` (S3, ...) are: their file, and section or chunk."""
+    by_ref = {ref: cid for cid, ref in data.chunk_ref.items()}
+    out = []
+    for ref in refs:
+        c = data.chunks.get(by_ref.get(ref, ""))
+        if c is not None:
+            where = f"{c.path}" + (f" {c.location}" if c.location else f", chunk {c.index + 1}")
+            out.append({"ref": ref, "where": where})
+    return out
+
+
 def _node_sources(data: IndexData, e, limit: int = 6) -> list[dict]:
     if e.sources:  # extractive: the sentences of its description
         return [{"ref": data.chunk_ref.get(s.chunk_id, ""), "where": _where(data, s),

@@ -462,6 +462,9 @@ def show(
     out_file: Path | None = typer.Option(
         None, "--out", "-o", help="graph: the HTML file to write (default: graph.html)."),
     config: Path | None = ConfigOpt,
+    writer: str | None = typer.Option(
+        None, "--writer", help="reports: also what this writer preset wrote of each (by "
+        "`build --write-reports` or a collection-wide question), its lines checked."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Browse what was built: the community tree, reports, an entity with its
@@ -469,7 +472,7 @@ def show(
     from . import api
 
     title = name or f"graphrag-local: {index}" if what == "graph" else name
-    data = api.show(index, what, title, level)
+    data = api.show(index, what, title, level, writer=writer, config=config)
     if what == "graph":
         from .graph_view import write_graph_html
         from .private import project_private
@@ -485,6 +488,24 @@ def show(
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     _render_show(data)
+
+
+def _render_written_report(written: dict | None, writer: str, sources: list[dict]) -> None:
+    """`show reports R3 --writer P`: what the writer wrote of it, each line checked."""
+    if not written:
+        out.print(f"[dim]{escape(writer)} has not written this report yet (a collection-wide "
+                  "question that reaches it, or `build --write-reports`, writes it)[/]")
+        return
+    out.print(f"\n[bold]written by {escape(writer)}:[/] {escape(written['title'])}")
+    for line in written["lines"]:
+        out.print(f"- {escape(line['text'])} [{', '.join(line['refs'])}]", highlight=False)
+    if not written["lines"]:
+        out.print("[dim](no line the writer wrote passed the support check)[/]")
+    if written["dropped"]:
+        out.print(f"[dim]({written['dropped']} written sentence"
+                  f"{'s' * (written['dropped'] != 1)} dropped by the support check)[/]")
+    for s in sources:
+        out.print(f"[dim]{s['ref']}: {escape(s['where'])}[/]", highlight=False)
 
 
 @app.command()
@@ -707,12 +728,19 @@ def _render_show(data: dict) -> None:
         out.print(f"[bold]{r['ref']}[/] level {r['level']} · rating {r['rating']} · "
                   f"{len(r['entities'])} entities: {escape(', '.join(r['entities']))}")
         out.print(Markdown(r["content"]))
+        if "writer" in data:
+            _render_written_report(r.get("written"), data["writer"], data.get("sources", []))
     elif "reports" in data:
         t = Table(title="community reports")
-        for col in ("ref", "level", "size", "rating", "title"):
+        columns = ("ref", "level", "size", "rating", "title")
+        columns += (f"written by {data['writer']}",) if "writer" in data else ()
+        for col in columns:
             t.add_column(col)
         for r in data["reports"]:
-            t.add_row(r["ref"], str(r["level"]), str(r["size"]), str(r["rating"]), escape(r["title"]))
+            row = [r["ref"], str(r["level"]), str(r["size"]), str(r["rating"]), escape(r["title"])]
+            if "writer" in data:
+                row.append(escape(r["written"]["title"]) if r.get("written") else "[dim]not yet[/]")
+            t.add_row(*row)
         out.print(t)
     elif "entity" in data:
         e = data["entity"]

@@ -323,27 +323,11 @@ class Session:
         is the request a collection-wide global question makes for that community
         (`themes.report_rows`, `written.topic_request`), kept in `written_cache`: later
         questions read it back. Returns how many were written and how many were there."""
-        from .search import extractive as ex
-        from .search import themes
         from .search import written as wr
 
-        if not self.writer_name:
-            raise ConfigError("writing reports needs a writer: --writer PRESET (or `writer` "
-                              "under [query] in the config)")
-        if self.mode.name != "extractive":
-            raise ConfigError(f"the index at {self.index_dir} is {self.mode.name}: its model "
-                              "wrote its reports at build time")
-        s, sentences = self.settings.query, self.sentences
-        groups = ex.community_groups(self.data, sentences, [c.id for c in self.data.communities])
-        requests = []
-        for g in groups:
-            rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
-            if rows:
-                requests.append(wr.topic_request(self.prompts, [sentences.text(r) for r in rows],
-                                                 bound=s.writer_bound,
-                                                 languages=self.data.languages))
+        groups, requests = self._report_requests()
         writer, cache = self.writer, self.written_cache
-        keys = [wr.request_key(writer, r) for r in requests]
+        keys = [wr.request_key(writer, r) for _g, _rows, r in requests]
         first: dict[str, int] = {}  # two communities with the same evidence: one request
         for i, key in enumerate(keys):
             first.setdefault(key, i)
@@ -352,12 +336,61 @@ class Session:
             on_progress(0, len(todo))
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
-            replies = writer.complete_many([requests[i] for i in part])
+            replies = writer.complete_many([requests[i][2] for i in part])
             cache.put({keys[i]: text for i, text in zip(part, replies)})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
-        return {"communities": len(groups), "written": len(todo),
+        return {"communities": groups, "written": len(todo),
                 "cached": len(first) - len(todo)}
+
+    def written_reports(self, ids: list[str] | None = None) -> dict[str, dict]:
+        """The reports the writer has written (by `write_reports`, or when a collection-wide
+        question reached them), by community id (of `ids`, default all): the writer's
+        title, the lines the support check kept with the refs of the chunks they cite, and
+        how many it dropped (`written.read_topic`). A report not written yet is absent;
+        nothing is written here."""
+        from .search import written as wr
+
+        _count, requests = self._report_requests(ids)
+        writer, cache = self.writer, self.written_cache
+        out: dict[str, dict] = {}
+        for group, rows, request in requests:
+            reply = cache.get(wr.request_key(writer, request))
+            if reply is None:
+                continue
+            evidence = [wr.Evidence(self.sentences.text(r),
+                                    (self.data.chunk_ref[self.sentences.sources[r].chunk_id],))
+                        for r in rows]
+            out[group.key] = wr.read_topic(reply, evidence, group.title, self.data.name_words,
+                                           self.settings.query.writer_bound)
+        return out
+
+    def _report_requests(self, ids: list[str] | None = None):
+        """Each community's report request, as a collection-wide global question makes it
+        (`themes.report_rows`, `written.topic_request`): (its group, its evidence rows, the
+        request), and how many communities were considered."""
+        from .search import extractive as ex
+        from .search import themes
+        from .search import written as wr
+
+        if not self.writer_name:
+            raise ConfigError("written reports need a writer: --writer PRESET (or `writer` "
+                              "under [query] in the config)")
+        if self.mode.name != "extractive":
+            raise ConfigError(f"the index at {self.index_dir} is {self.mode.name}: its model "
+                              "wrote its reports at build time")
+        s, sentences = self.settings.query, self.sentences
+        groups = ex.community_groups(self.data, sentences,
+                                     ids if ids is not None else
+                                     [c.id for c in self.data.communities])
+        requests = []
+        for g in groups:
+            rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
+            if rows:
+                requests.append((g, rows, wr.topic_request(
+                    self.prompts, [sentences.text(r) for r in rows], bound=s.writer_bound,
+                    languages=self.data.languages)))
+        return len(groups), requests
 
     # -- asking -------------------------------------------------------------------------
     def ask(

@@ -7,6 +7,7 @@ import re
 import shutil
 
 import pytest
+from cli_helpers import run
 from conftest import no_network
 
 from graphrag_local import api, support
@@ -114,6 +115,26 @@ def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp
     topics = sum(1 for line in r.answer.splitlines() if line.startswith("**"))
     assert topics >= 2 and r.written["cached_topics"] >= topics and not r.calls
     assert r.written["kept"] + r.written.get("topics_quoted", 0) >= 1
+    # `show reports --writer`: every report's written title, read back, nothing written;
+    # one report's written lines cite chunks that `show` says where they are
+    with no_network() as attempts:
+        shown = api.show(index, "reports", writer=WRITER)
+    assert not attempts and shown["writer"] == WRITER
+    written = [x for x in shown["reports"] if x["written"]]
+    assert len(written) >= first["written"] + first["cached"]  # (shared evidence: one request)
+    assert all(x["written"]["title"] for x in written)
+    best = max(written, key=lambda x: len(x["written"]["lines"]))
+    one = api.show(index, "reports", best["ref"], writer=WRITER)
+    lines = one["report"]["written"]["lines"]
+    assert lines and {ref for line in lines for ref in line["refs"]} == {
+        src["ref"] for src in one["sources"]}
+    shown_cli = run("show", "reports", best["ref"], "--index", index, "--writer", WRITER)
+    assert shown_cli.exit_code == 0, shown_cli.output
+    assert f"written by {WRITER}:" in shown_cli.output and lines[0]["refs"][0] in shown_cli.output
+    data = api.open_session(index).data
+    for line in lines:  # each shown line passes the check against the chunks it cites
+        cited = [data.chunks[c].text for c, ref in data.chunk_ref.items() if ref in line["refs"]]
+        assert cited and support.check(line["text"], cited).ok
 
 
 def test_a_focused_global_question_gets_a_short_written_answer_over_its_quotes(e2e):

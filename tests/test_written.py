@@ -221,6 +221,22 @@ def test_a_cut_heading_loses_its_open_end(heading, shown):
     assert wr.trimmed(heading) == shown
 
 
+def test_a_cached_topic_reads_back_as_a_written_report():
+    """`show reports --writer`: a topic's reply read as an answer reads it: the heading
+    (the community's title where the writer's names what its evidence does not), the kept
+    lines with their refs, the count dropped."""
+    ev = [wr.Evidence(SOURCES[0], ("S1",)), wr.Evidence(SOURCES[2], ("S3",))]
+    reply = ("## The harbour dispute\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+             "- Tobias Renn is a fisherman from Norway [2]\n")
+    r = wr.read_topic(reply, ev, "Aldren Harbour and Hannah Greer")
+    assert r == {"title": "The harbour dispute", "dropped": 1, "lines": [
+        {"text": "Hannah Greer opposed dredging Aldren Harbour in 2022", "refs": ["S1"]}]}
+    names = frozenset({"halvard"})
+    r = wr.read_topic(reply.replace("The harbour dispute", "Halvard's Harbour"), ev,
+                      "Aldren Harbour and Hannah Greer", names)
+    assert r["title"] == "Aldren Harbour and Hannah Greer"
+
+
 def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
     reply = ("- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
              "- The Halvard Shipping Company moves timber and grain [2]")  # no newline: cut

@@ -494,6 +494,20 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
     checker.buffer = ""
 
 
+def read_topic(reply: str, evidence: list[Evidence], title: str,
+               name_words: frozenset[str] = frozenset(), bound: bool = True) -> dict:
+    """A topic's cached reply read as an answer reads it (a written report, for `show
+    reports --writer`): the heading shown (the writer's, or `title` where it fails), the
+    lines the check kept with their refs, and how many it dropped."""
+    checker = _Checker(evidence, [title], "", None, name_words, bound)
+    checker.written.sections.append(("", []))
+    checker.groups.append(0)
+    checker(reply if reply.endswith("\n") else reply + "\n")
+    kept = [w for w in checker.written.sections[0][1] if w.ok]
+    return {"title": checker.heading_of(0), "dropped": checker.written.dropped,
+            "lines": [{"text": w.text, "refs": checker.refs(w.cites)} for w in kept]}
+
+
 def render(checker: _Checker) -> str:
     """The checked answer as markdown: headings, then each kept sentence with the
     citations of the evidence it cites; a last line says how many were dropped."""
