@@ -278,29 +278,38 @@ def show(index_dir: Path, kind: str, name: str = "", level: int | None = None, *
     from .browse import show as browse
     from .query import load_index_data, open_index
 
+    if kind == "reports" and writer not in (None, "", "none"):
+        return _written_reports(index_dir, name, level, writer, config)
     store, manifest = open_index(index_dir)
-    data = load_index_data(store)
-    result = browse(data, kind, name, level)
+    result = browse(load_index_data(store), kind, name, level)
     if kind == "communities":
         last = manifest.get("summary", {})
         result["quality"] = last.get("community_quality", {})
         result["partition_change"] = last.get("partition_change", {})
-    if kind == "reports" and writer not in (None, "", "none"):
-        session = open_session(index_dir, config=config, writer=writer)
-        try:
-            shown = [result["report"]] if "report" in result else result["reports"]
-            written = session.written_reports([r["id"] for r in shown])
-        finally:
-            session.close()
-        for r in shown:
-            r["written"] = written.get(r["id"])
-        result["writer"] = writer
-        if "report" in result and result["report"]["written"]:
-            from .browse import chunk_sources
+    return result
 
-            lines = result["report"]["written"]["lines"]
-            result["sources"] = chunk_sources(
-                data, list(dict.fromkeys(ref for line in lines for ref in line["refs"])))
+
+def _written_reports(index_dir: Path, name: str, level: int | None, writer: str,
+                     config: Path | None) -> dict[str, Any]:
+    """`show reports [REF] --writer P`: the reports, each with what the writer wrote of
+    it, read from the index's session (its data loaded once)."""
+    from .browse import chunk_sources
+    from .browse import show as browse
+
+    session = open_session(index_dir, config=config, writer=writer)
+    try:
+        result = browse(session.data, "reports", name, level)
+        shown = [result["report"]] if "report" in result else result["reports"]
+        written = session.written_reports([r["id"] for r in shown])
+    finally:
+        session.close()
+    for r in shown:
+        r["written"] = written.get(r["id"])
+    result["writer"] = writer
+    if "report" in result and result["report"]["written"]:
+        lines = result["report"]["written"]["lines"]
+        result["sources"] = chunk_sources(
+            session.data, list(dict.fromkeys(ref for line in lines for ref in line["refs"])))
     return result
 
 

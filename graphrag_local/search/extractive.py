@@ -30,7 +30,7 @@ from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Source
-from ..sentences import near_duplicate, squash
+from ..sentences import near_duplicate, squash, word_count
 from ..settings import QuerySettings
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
@@ -250,7 +250,7 @@ def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
         blocks, words = [], 0
         for title, ref, qs in themes:
             qs = qs[:p.theme_quotes]
-            n = len(title.split()) + sum(len(q.text.split()) for q in qs)
+            n = word_count(title) + sum(word_count(q.text) for q in qs)
             if blocks and words + n > p.answer_words:
                 break
             blocks.append((title, ref, qs))
