@@ -157,6 +157,23 @@ def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
     return runs
 
 
+def loops(text: str) -> bool:
+    """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
+    nephew said, ...") or a content word three times is a writer looping, not writing."""
+    if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への..."),
+        # or five twice ("未庄赛神的晚上是未庄赛神的晚上。": it says nothing)
+        grams = [text[i:i + 4] for i in range(len(text) - 3)]
+        fives = [text[i:i + 5] for i in range(len(text) - 4)]
+        return (any(grams.count(g) >= 3 for g in set(grams))
+                or len(fives) != len(set(fives)))
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    runs = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
+    # or one content word three times ("The cooperative is cooperative, which is a
+    # cooperative that represents families.")
+    content = [w for w in words if w not in FUNCTION_WORDS]
+    return len(runs) != len(set(runs)) or any(content.count(w) >= 3 for w in set(content))
+
+
 def doubled_name(sentence: str, within: int = 2) -> str:
     """A name the sentence says again within `within` words of itself, or "": a garbled
     line, not a claim ("Tobias Renn designed new earth banks for Millbrook at Millbrook",

@@ -7,11 +7,15 @@ the sentences it cites (`support.check`) before anyone sees it: an unsupported o
 dropped, and the answer says how many were. A themed answer (global, ts, to a question
 about more than one thing: `FOCUSED`) is written a topic at a time, each call given only
 that topic's evidence and asked what it tells, under a heading the writer words (one
-naming an entity its evidence and its topic's title do not, or only restating the
-question, falls back to the community's own title); a topic where no written line stands
-shows its first evidence sentences, quoted and marked so. A focused question's short
-answer is checked harder: each line must rest on one cited sentence, the question's words
-not given (`support.check_one`).
+naming an entity its evidence and its topic's title do not is cut before that name, and
+falls back to the community's own title where less than two words are left or it only
+restates the question); a topic where no written line stands shows its first evidence
+sentences, quoted and marked so. A focused question's short answer is checked harder:
+each line must rest on one cited sentence, the question's words not given
+(`support.check_one`). A line the check drops (but a repeat) is written again once, from
+the sentences it cited alone and told what it said, and checked again (`_Checker.mend`,
+`query.writer_rewrite`): a rewrite that stands takes its place, and the answer says how
+many did.
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
 weights once a step for all of them), then each reply is checked line by line in topic
@@ -33,8 +37,8 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
 limit cut, that says the same words twice, or a name twice in a row (a garble), is dropped.
 
-What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
-or let the writer cite what it was not given (the grammar has no other numbers)."""
+What it deliberately does not do: choose or rank evidence, rewrite a line more than
+once, or let the writer cite what it was not given (the grammar has no other numbers)."""
 
 from __future__ import annotations
 
@@ -50,7 +54,8 @@ from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
-from .bound import TITLE_CHARS, bound_grammar, cut
+from . import headings
+from .bound import bound_grammar, cut
 
 THEMED_LAYOUT = (
     "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
@@ -96,6 +101,12 @@ PLAIN_LAYOUT = "- Write one to {n} sentences."
 # woman with the heavy bundle slunk into the same shop")
 COPY_WORDS = 8
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
+# a dropped line is written again once (`_Checker.mend`), from the sentences it cited
+# alone, told what it said; the rewrite is checked as the line was
+REWRITE_QUESTION = ("Say in one sentence what the evidence says of this, correcting what "
+                    "it gets wrong: \"{draft}\"")
+REWRITE_TOKENS = 64  # a rewrite's reply, tokens at most (a line takes 15-45)
+REPEATED = "repeats an earlier sentence"  # a dropped line no rewrite mends
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
@@ -110,12 +121,26 @@ class Evidence:
     group: int = 0  # its theme, for a themed answer
 
 
+@dataclass(frozen=True)
+class Mending:
+    """What rewriting a dropped line takes (`_Checker.mend`): the writer, the prompts, the
+    cache, the index's languages; `write` false: only rewrites already cached are read."""
+
+    model: ChatModel
+    prompts: Prompts
+    cache: ReplyCache | None = None
+    languages: frozenset[str] = frozenset()
+    write: bool = True
+
+
 @dataclass
 class WrittenLine:
     text: str
     cites: tuple[int, ...]  # evidence numbers, from 1
     ok: bool
     reason: str = ""
+    draft: str = ""  # a line rewritten once (`_Checker.mend`): what the writer wrote first
+    draft_reason: str = ""  # and why the check dropped that
 
 
 @dataclass
@@ -126,6 +151,7 @@ class Written:
     raw: str = ""
     kept: int = 0
     dropped: int = 0
+    rewritten: int = 0  # lines dropped, rewritten once and kept (counted in `kept`)
     headings_replaced: int = 0
     topics_quoted: int = 0  # topics where nothing written stood: their evidence is quoted
     left_out: int = 0  # topics written but not shown: the answer had its words (`max_words`)
@@ -137,53 +163,6 @@ class Written:
             if i < len(groups) and not any(w.ok for w in lines):
                 out |= set(_quoted_numbers(evidence, groups[i]))
         return sorted(out)
-
-
-def _restates(heading: str, question: str) -> bool:
-    """A heading made of the question's words ("Main Themes of These Documents") names no
-    topic."""
-    asked = {w.lower() for w in re.findall(r"\w+", question)}
-    return all(w.lower() in asked or w.lower() in support.FUNCTION_WORDS
-               for w in re.findall(r"\w+", heading))
-
-
-# words a phrase does not end with: a heading ending so was cut ("... visit to")
-_OPEN_ENDS = frozenset("a an the and or nor but of to in on at for with by from as into about "
-                       "its their his her our your my".split())
-
-
-def trimmed(heading: str) -> str:
-    """A heading the grammar's length cut ("Internet pioneers, entrepreneurs, tech
-    executives, author of the book Closing the") ends at its last comma; any heading loses
-    the commas and function words it ends with ("... Carolina Cruz-Neira and Reid
-    Hoffman's visit to,")."""
-    if len(heading) > TITLE_CHARS and "," in heading:
-        heading = heading[:heading.rindex(",")]
-    words = heading.split()
-    while words:
-        last = words[-1].rstrip(",;:-")
-        if last and last.lower() not in _OPEN_ENDS:
-            words[-1] = last
-            break
-        words.pop()
-    return " ".join(words) or heading
-
-
-def _loops(text: str) -> bool:
-    """A line that says a run of three words twice ("Scrooge's nephew said, Scrooge's
-    nephew said, ...") or a content word three times is a writer looping, not writing."""
-    if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への..."),
-        # or five twice ("未庄赛神的晚上是未庄赛神的晚上。": it says nothing)
-        grams = [text[i:i + 4] for i in range(len(text) - 3)]
-        fives = [text[i:i + 5] for i in range(len(text) - 4)]
-        return (any(grams.count(g) >= 3 for g in set(grams))
-                or len(fives) != len(set(fives)))
-    words = [w.lower() for w in re.findall(r"\w+", text)]
-    runs = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
-    # or one content word three times ("The cooperative is cooperative, which is a
-    # cooperative that represents families.")
-    content = [w for w in words if w not in support.FUNCTION_WORDS]
-    return len(runs) != len(set(runs)) or any(content.count(w) >= 3 for w in set(content))
 
 
 def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
@@ -246,7 +225,7 @@ class _Checker:
     def line(self, line: str) -> None:
         line = line.strip()
         if line.startswith("## "):  # the heading of the topic being written
-            heading = trimmed(_TOPIC.sub("", squash(line[3:])))
+            heading = headings.trimmed(_TOPIC.sub("", squash(line[3:])))
             if self.written.sections and not self.written.sections[-1][0]:
                 self.written.sections[-1] = (heading, self.written.sections[-1][1])
             else:
@@ -258,20 +237,10 @@ class _Checker:
         cites = tuple(dict.fromkeys(int(x) for x in _CITE.findall(m.group("cites"))))
         cites = tuple(c for c in cites if 1 <= c <= len(self.evidence))
         text = squash(m.group("text"))
-        sources = [self.evidence[c - 1].text for c in cites]
-        # a short answer (no topics: a focused question's) rests on one sentence
-        verdict = (support.check(text, sources, self.question) if self.group_titles
-                   else support.check_one(text, sources))
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
-        ok, reason = verdict.ok, verdict.reason
-        if _loops(text):
-            ok, reason = False, "repeats itself"
-        elif doubled := support.doubled_name(text):
-            ok, reason = False, f"says '{doubled}' twice (garbled)"
-        elif self.bound and cut(text):
-            ok, reason = False, "cut off at the word limit"
+        ok, reason = self.verdict(text, cites)
         if any(near_duplicate(text, e) for e in earlier):
-            ok, reason = False, "repeats an earlier sentence"
+            ok, reason = False, REPEATED
             self.repeats += 1
         if not self.written.sections:
             self.written.sections.append(("", []))
@@ -281,6 +250,54 @@ class _Checker:
             self._emit(text, cites)
         else:
             self.written.dropped += 1
+
+    def verdict(self, text: str, cites: tuple[int, ...]) -> tuple[bool, str]:
+        """Whether a written line stands on what it cites, and if not, why."""
+        sources = [self.evidence[c - 1].text for c in cites]
+        # a short answer (no topics: a focused question's) rests on one sentence
+        verdict = (support.check(text, sources, self.question) if self.group_titles
+                   else support.check_one(text, sources))
+        if support.loops(text):
+            return False, "repeats itself"
+        if doubled := support.doubled_name(text):
+            return False, f"says '{doubled}' twice (garbled)"
+        if self.bound and cut(text):
+            return False, "cut off at the word limit"
+        return verdict.ok, verdict.reason
+
+    def mend(self, mending: Mending) -> None:
+        """Each dropped line (but a repeat) written again once, from the sentences it
+        cites alone and told what it said, and checked again: a rewrite that stands (and
+        repeats no kept line) takes its place, at its section's end (a plain answer's
+        lines are streamed as they stand). The rewrites are decoded together and cached
+        like the replies; with `mending.write` false only cached ones are read."""
+        todo = [(s, w) for s, (_h, lines) in enumerate(self.written.sections)
+                for w in lines if not w.ok and w.reason != REPEATED and w.cites]
+        if not todo:
+            return
+        requests = [rewrite_request(mending.prompts, [self.evidence[c - 1].text for c in w.cites],
+                                    w.text, self.bound, mending.languages) for _s, w in todo]
+        replies, _cached = _replies(mending.model, requests, mending.cache, mending.write)
+        for (s, draft), reply in zip(todo, replies):
+            m = next(filter(None, map(_LINE.match, (reply or "").split("\n"))), None)
+            if m is None:
+                continue
+            own = [int(x) for x in _CITE.findall(m.group("cites"))]
+            cites = tuple(dict.fromkeys(draft.cites[k - 1] for k in own
+                                        if 1 <= k <= len(draft.cites)))
+            text = squash(m.group("text"))
+            kept = [w.text for _h, ls in self.written.sections for w in ls if w.ok]
+            ok, _reason = self.verdict(text, cites)
+            if not ok or not cites or any(near_duplicate(text, e) for e in kept):
+                continue
+            lines = self.written.sections[s][1]
+            lines.remove(draft)
+            lines.append(WrittenLine(text, cites, True, draft=draft.text,
+                                     draft_reason=draft.reason))
+            self.written.kept += 1
+            self.written.dropped -= 1
+            self.written.rewritten += 1
+            self._emit(text, cites)
 
     def _emit(self, text: str, cites: tuple[int, ...]) -> None:
         """A kept line of a plain answer, streamed (a themed answer's sections are shown
@@ -317,11 +334,11 @@ class _Checker:
         return sorted(refs, key=lambda r: (r[:1] == "R", refs.index(r)))
 
     def heading_of(self, section: int) -> str:
-        """The writer's heading, if each number in it and each word of the index's entity
-        names ("Halvard", not "Infrastructure": a heading names a topic in the writer's
-        words) is in the evidence its section cites or its topic's title; else the title
-        of the topic its first kept line cites. A topic shown quoted keeps the writer's
-        heading on the same terms, the quoted sentences being what it cites."""
+        """The writer's heading as `headings.shown` shows it over what its section cites
+        and its topic's title (the index's entity names it says must be said there:
+        "Halvard", not "Infrastructure"); else the title of the topic its first kept line
+        cites. A topic shown quoted keeps the writer's heading on the same terms, the
+        quoted sentences being what it cites."""
         heading, lines = self.written.sections[section]
         cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
         if not cited and section < len(self.groups):  # quoted: what is shown
@@ -331,13 +348,11 @@ class _Checker:
         # heads the Bitcoin community's topic whether or not its kept lines say "Bitcoin"
         title = self.group_titles[self.groups[section]] if section < len(self.groups) else ""
         earlier = {h.lower() for h, _ls in self.written.sections[:section]}
-        if (heading and cited and not _restates(heading, self.question) and not _loops(heading)
-                and heading.lower() not in earlier):  # a heading said twice names no topic
-            given = (" ".join(e.text for e in cited) + " " + title + " " + self.question).lower()
-            words = support.names_and_numbers(heading)
-            if all(w.lower() in given for w in words
-                   if any(ch.isdigit() for ch in w) or w.lower() in self.name_words):
-                return heading
+        if heading and cited:
+            given = " ".join(e.text for e in cited) + " " + title + " " + self.question
+            shown = headings.shown(heading, given, self.question, self.name_words, earlier)
+            if shown:
+                return shown
         return self.group_titles[cited[0].group] if cited and self.group_titles else heading
 
 
@@ -346,7 +361,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
           cache: ReplyCache | None = None, max_words: int = 400,
-          languages: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
+          languages: frozenset[str] = frozenset(),
+          mend: bool = True) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -366,26 +382,32 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
                              False, max_lines, max_tokens, bound, languages)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
         _streamed(model, requests[0], cache, checker)
+        if mend:
+            checker.mend(Mending(model, prompts, cache, languages))
         return checker.written, checker
     # the topics are decoded together (the batched decoder reads the weights once a step for
     # all of them); each reply is then read line by line, checked, and streamed in order
-    replies = [renumbered(reply, numbers)  # the topic's own numbers, back to the answer's
-               for reply, numbers in zip(_replies(model, requests, cache, checker), topics)]
+    replies, checker.cached = _replies(model, requests, cache)
     stream, checker.on_text = on_text, None  # a section is shown whole, once it fits
-    shown = 0  # words shown
-    for k, reply in enumerate(replies):
+    for k, reply in enumerate(replies):  # each checked, the topic's own numbers back to
+        reply = renumbered(reply or "", topics[k])  # the answer's
         checker.written.sections.append(("", []))  # a section per topic, even an empty one
         checker.groups.append(groups[k])
         checker.repeats = 0
         checker(reply if reply.endswith("\n") else reply + "\n")
         checker.buffer = ""
+    if mend:
+        checker.mend(Mending(model, prompts, cache, languages))
+    shown = 0  # words shown
+    for k in range(len(replies)):
         text = checker.section_text(k)
         words = len(re.findall(r"\w+", text))
         if shown and shown + words > max_words:  # the answer's length: later topics rank lower
-            _, lines = checker.written.sections.pop()
-            checker.groups.pop()
-            checker.written.kept -= sum(w.ok for w in lines)
-            checker.written.dropped -= sum(not w.ok for w in lines)
+            for _h, lines in checker.written.sections[k:]:
+                checker.written.kept -= sum(w.ok for w in lines)
+                checker.written.dropped -= sum(not w.ok for w in lines)
+                checker.written.rewritten -= sum(bool(w.ok and w.draft) for w in lines)
+            del checker.written.sections[k:], checker.groups[k:]
             checker.written.left_out = len(topics) - k
             break
         shown += words
@@ -399,7 +421,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
 
 def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
              lines: int, budget: int, bound: bool,
-             languages: frozenset[str] = frozenset()) -> Request:
+             languages: frozenset[str] = frozenset(), purpose: str = "write") -> Request:
     """The writer's request over `texts`, numbered from 1: the prompt and its grammar
     (`languages`: the index's, see `bound_grammar`)."""
     numbers = list(range(1, len(texts) + 1))
@@ -412,7 +434,7 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
         rules = grammar(numbers, themed, lines)
     avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(tuple(texts),
                                                                             COPY_WORDS)
-    return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid)
+    return Request([{"role": "user", "content": prompt}], rules, budget, purpose, avoid)
 
 
 def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
@@ -422,6 +444,14 @@ def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
     answer (and in `build --write-reports`), and its reply is read from the cache."""
     return _request(prompts, texts, TOPIC_QUESTION, THEMED_LAYOUT, True, TOPIC_LINES,
                     TOPIC_TOKENS, bound, languages)
+
+
+def rewrite_request(prompts: Prompts, texts: list[str], draft: str, bound: bool = True,
+                    languages: frozenset[str] = frozenset()) -> Request:
+    """A dropped line's rewrite: the sentences it cited, numbered from 1, and what it said."""
+    return _request(prompts, texts, REWRITE_QUESTION.format(draft=draft),
+                    PLAIN_LAYOUT.format(n=1), False, 1, REWRITE_TOKENS, bound, languages,
+                    "rewrite")
 
 
 def renumbered(reply: str, numbers: list[int]) -> str:
@@ -457,22 +487,21 @@ def request_key(model: ChatModel, request: Request) -> str:
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
-             checker: _Checker) -> list[str]:
-    """The writer's replies: those cached read back, the others decoded together (the
-    batched decoder reads the weights once a step for all of them) and cached. At
-    temperature 0 a reply is a function of its request, so a cached one is what the
-    writer would write again."""
+             write: bool = True) -> tuple[list[str | None], int]:
+    """The writer's replies, and how many were cached: those cached read back, the others
+    decoded together (the batched decoder reads the weights once a step for all of them)
+    and cached, or None where `write` is false. At temperature 0 a reply is a function of
+    its request, so a cached one is what the writer would write again."""
     keys = [request_key(model, r) for r in requests] if cache is not None else []
     replies: list[str | None] = [cache.get(k) for k in keys] if cache is not None else [
         None] * len(requests)
     todo = [i for i, r in enumerate(replies) if r is None]
-    checker.cached = len(requests) - len(todo)
-    if todo:
+    if todo and write:
         for i, text in zip(todo, model.complete_many([requests[i] for i in todo])):
             replies[i] = text
         if cache is not None:
             cache.put({keys[i]: replies[i] for i in todo})
-    return [r or "" for r in replies]
+    return replies, len(requests) - len(todo)
 
 
 def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
@@ -495,16 +524,21 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
 
 
 def read_topic(reply: str, evidence: list[Evidence], title: str,
-               name_words: frozenset[str] = frozenset(), bound: bool = True) -> dict:
-    """A topic's cached reply read as an answer reads it (a written report, for `show
-    reports --writer`): the heading shown (the writer's, or `title` where it fails), the
-    lines the check kept with their refs, and how many it dropped."""
+               name_words: frozenset[str] = frozenset(), bound: bool = True,
+               mending: Mending | None = None) -> dict:
+    """A topic's reply read as an answer reads it (a written report: `show reports
+    --writer`, `build --write-reports`): the heading shown (the writer's, or `title` where
+    it fails), the lines that stand with their refs (dropped ones rewritten by `mending`,
+    if given), how many were dropped and how many of those stood rewritten."""
     checker = _Checker(evidence, [title], "", None, name_words, bound)
     checker.written.sections.append(("", []))
     checker.groups.append(0)
     checker(reply if reply.endswith("\n") else reply + "\n")
+    if mending is not None:
+        checker.mend(mending)
     kept = [w for w in checker.written.sections[0][1] if w.ok]
     return {"title": checker.heading_of(0), "dropped": checker.written.dropped,
+            "rewritten": checker.written.rewritten,
             "lines": [{"text": w.text, "refs": checker.refs(w.cites)} for w in kept]}
 
 
@@ -523,9 +557,15 @@ def render(checker: _Checker) -> str:
             out.append(("\n" if out else "") + checker.section_text(i).rstrip("\n"))
         else:
             out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
+    notes = []
     if written.dropped:
+        notes.append(f"{written.dropped} written sentence{'s' * (written.dropped != 1)} "
+                     "dropped: what they cite does not say it, or it repeats another or is "
+                     "garbled")
+    if written.rewritten:
+        notes.append(f"{written.rewritten} rewritten once, the check having dropped "
+                     f"{'its' if written.rewritten == 1 else 'their'} first wording")
+    if notes:
         out.append("")
-        out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
-                   "what they cite does not say it, or it repeats another or is garbled; "
-                   "--json lists them)")
+        out.append(f"({'; '.join(notes)}; --json lists them)")
     return "\n".join(out).strip()

@@ -1,0 +1,109 @@
+"""A written topic's heading (`written.py`): the writer words it, and it is shown if it
+names a topic in words its evidence bears out. `trimmed` mends a heading the grammar's
+length cut; `shown` decides: a heading whose every number and every word of the index's
+entity names is said by what its topic cites (or its title, or the question; a demonym
+or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
+said is cut before that name, and shown if two words or more are left; one that only
+restates the question, loops, or repeats an earlier heading is not. The caller falls
+back to the community's title.
+
+What it deliberately does not do: bind a heading's words by grammar (a heading names a
+topic in the writer's words: "Ethics", "Redemption"), or judge whether a heading is apt."""
+
+from __future__ import annotations
+
+import re
+
+from .. import support
+from ..language.scripts import CJK
+from .bound import TITLE_CHARS
+
+
+def restates(heading: str, question: str) -> bool:
+    """A heading made of the question's words ("Main Themes of These Documents") names no
+    topic."""
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
+    return all(w.lower() in asked or w.lower() in support.FUNCTION_WORDS
+               for w in re.findall(r"\w+", heading))
+
+
+# words a phrase does not end with: a heading ending so was cut ("... visit to")
+_OPEN_ENDS = frozenset("a an the and or nor but of to in on at for with by from as into about "
+                       "its their his her our your my".split())
+
+
+def trimmed(heading: str) -> str:
+    """A heading the grammar's length cut ("Internet pioneers, entrepreneurs, tech
+    executives, author of the book Closing the") ends at its last comma; any heading loses
+    the commas and function words it ends with ("... Carolina Cruz-Neira and Reid
+    Hoffman's visit to,")."""
+    if len(heading) > TITLE_CHARS and "," in heading:
+        heading = heading[:heading.rindex(",")]
+    words = heading.split()
+    while words:
+        last = words[-1].rstrip(",;:-")
+        if last and last.lower() not in _OPEN_ENDS:
+            words[-1] = last
+            break
+        words.pop()
+    return " ".join(words) or heading
+
+
+# the endings of a demonym or plural on a place's or person's name ("China" "Chinese",
+# "America" "American", "Cratchit" "Cratchits")
+_NAME_ENDS = ("ese", "ian", "ish", "an", "n", "s", "")
+
+
+def _said(word: str, said: set[str]) -> bool:
+    """Whether `word` (lower case) is among the words `said`, or a demonym or plural of one
+    of them at least four letters long."""
+    if word in said:
+        return True
+    for end in _NAME_ENDS:
+        stem = word[:len(word) - len(end)] if end else word
+        if word.endswith(end) and len(stem) >= 4 and (
+                stem in said or any(stem + v in said for v in "aeyo")):
+            return True
+    return False
+
+
+def _before(heading: str, word: str) -> str:
+    """`heading` up to the name `word` is part of: the capitalised words before it too
+    ("Kevin Scott Interview with Fei-Fei Li" before "Li": "Kevin Scott Interview with")."""
+    words = heading.split()
+    i = next((k for k, t in enumerate(words) if word in re.findall(r"[^\W_]+", t)), len(words))
+    while i > 0 and words[i - 1][:1].isupper():
+        i -= 1
+    return " ".join(words[:i])
+
+
+def unnamed(heading: str, given: str, name_words: frozenset[str]) -> str | None:
+    """The first number, or word of the index's entity names (`name_words`, lower case),
+    in `heading` that `given` does not say as a word (a demonym or plural of one is said:
+    "Chinese", "China"), or within its text where it is a number or Chinese or Japanese."""
+    text = given.lower()
+    said = set(re.findall(r"[^\W_]+", text))
+    for w in support.names_and_numbers(heading):
+        low, number = w.lower(), any(ch.isdigit() for ch in w)
+        if not number and low not in name_words:
+            continue
+        if not (low in text if number or CJK.search(w) else _said(low, said)):
+            return w
+    return None
+
+
+def shown(heading: str, given: str, question: str, name_words: frozenset[str],
+          earlier: set[str] = frozenset()) -> str:
+    """The heading as shown over a topic whose cited text (and title, and question) is
+    `given`, or "" where none stands: cut before the first name `given` does not say, two
+    words at least ("Google engineers and their influence on AdMob": "Google engineers and
+    their influence"); not only the question's words, not looping, not an `earlier`
+    heading (lower case: a heading said twice names no topic)."""
+    if (missing := unnamed(heading, given, name_words)) is not None:
+        heading = trimmed(_before(heading, missing))
+        if len(heading.split()) < 2:
+            return ""
+    if (not heading or restates(heading, question) or support.loops(heading)
+            or unnamed(heading, given, name_words) is not None or heading.lower() in earlier):
+        return ""
+    return heading
