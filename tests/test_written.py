@@ -534,3 +534,18 @@ def test_a_focused_answers_quotes_are_as_long_as_without_a_writer_and_cite_what_
     assert text.count("\n- ") + text.startswith("- ") == 4
     plain, quoted = _quoted_part("basic", replace(p, quote_count=2), topic(1), None)
     assert len(quoted) == 2 and plain.count("- ") == 2
+
+
+def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
+    """The 1.5B, bound to its evidence's words, stopped "... the most influential investors
+    in." where its source goes on ("in Silicon Valley"); a line may end so where a source
+    does."""
+    source = ["He is one of the most influential investors in Silicon Valley."]
+    assert support.cut_short("Kevin Scott is one of the most influential investors in.", source)
+    assert not support.cut_short("Kevin Scott is one of the most influential investors.", source)
+    assert not support.cut_short("This is the house he lived in.",
+                                 ["He lived in a house.", "This is the house he lived in."])
+    reply = "- Hannah Greer opposed the plan to dredge Aldren Harbour in\n"
+    out, _c = wr.write(FakeChatModel([reply.replace(" in\n", " in [1]\n")]), load_prompts(),
+                       "Who?", evidence()[:1], [], mend=False, max_tokens=100)
+    assert out.dropped == 1 and out.sections[0][1][0].reason.startswith("ends inside a phrase")

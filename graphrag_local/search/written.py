@@ -263,6 +263,8 @@ class _Checker:
             return False, f"says '{doubled}' twice (garbled)"
         if self.bound and cut(text):
             return False, "cut off at the word limit"
+        if support.cut_short(text, sources):
+            return False, "ends inside a phrase of what it cites"
         return verdict.ok, verdict.reason
 
     def mend(self, mending: Mending) -> None:
