@@ -13,7 +13,8 @@ restates the question); a topic where no written line stands shows its first evi
 sentences, quoted and marked so. A focused question's short answer is checked harder:
 each line must rest on one cited sentence, the question's words not given
 (`support.check_one`). A line the check drops (but a repeat) is written again once, from
-the sentences it cited alone and told what it said, and checked again (`_Checker.mend`,
+the sentences it cited alone (not shown it: the copy guard keeps it from repeating it),
+and checked again (`_Checker.mend`,
 `query.writer_rewrite`): a rewrite that stands takes its place, and the answer says how
 many did.
 
@@ -46,7 +47,7 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from .. import support
@@ -102,9 +103,8 @@ PLAIN_LAYOUT = "- Write one to {n} sentences."
 COPY_WORDS = 8
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 # a dropped line is written again once (`_Checker.mend`), from the sentences it cited
-# alone, told what it said; the rewrite is checked as the line was
-REWRITE_QUESTION = ("Say in one sentence what the evidence says of this, correcting what "
-                    "it gets wrong: \"{draft}\"")
+# alone, asked what they tell; the rewrite is checked as the line was
+REWRITE_QUESTION = "What does this evidence tell? (It is one sentence of a longer answer.)"
 REWRITE_TOKENS = 64  # a rewrite's reply, tokens at most (a line takes 15-45)
 REPEATED = "repeats an earlier sentence"  # a dropped line no rewrite mends
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
@@ -269,7 +269,7 @@ class _Checker:
 
     def mend(self, mending: Mending) -> None:
         """Each dropped line (but a repeat) written again once, from the sentences it
-        cites alone and told what it said, and checked again: a rewrite that stands (and
+        cites alone (`rewrite_request`), and checked again: a rewrite that stands (and
         repeats no kept line) takes its place, at its section's end (a plain answer's
         lines are streamed as they stand). The rewrites are decoded together and cached
         like the replies; with `mending.write` false only cached ones are read."""
@@ -450,10 +450,14 @@ def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
 
 def rewrite_request(prompts: Prompts, texts: list[str], draft: str, bound: bool = True,
                     languages: frozenset[str] = frozenset()) -> Request:
-    """A dropped line's rewrite: the sentences it cited, numbered from 1, and what it said."""
-    return _request(prompts, texts, REWRITE_QUESTION.format(draft=draft),
-                    PLAIN_LAYOUT.format(n=1), False, 1, REWRITE_TOKENS, bound, languages,
-                    "rewrite")
+    """A dropped line's rewrite: the sentences it cited, numbered from 1, asked what they
+    tell; the line it wrote first is not shown (told it, the 1.5B wrote 4 of 5 again
+    word for word), and the copy guard keeps the rewrite from repeating it."""
+    request = _request(prompts, texts, REWRITE_QUESTION, PLAIN_LAYOUT.format(n=1), False, 1,
+                       REWRITE_TOKENS, bound, languages, "rewrite")
+    if request.avoid is None:
+        return request
+    return replace(request, avoid=Avoid((*request.avoid.texts, draft), request.avoid.words))
 
 
 def renumbered(reply: str, numbers: list[int]) -> str:
