@@ -504,9 +504,6 @@ def _render_written_report(written: dict | None, writer: str, sources: list[dict
     if written["dropped"]:
         out.print(f"[dim]({written['dropped']} written sentence"
                   f"{'s' * (written['dropped'] != 1)} dropped by the support check)[/]")
-    if written.get("rewritten"):
-        out.print(f"[dim]({written['rewritten']} rewritten once, the check having dropped "
-                  "the first wording)[/]")
     for s in sources:
         out.print(f"[dim]{s['ref']}: {escape(s['where'])}[/]", highlight=False)
 
@@ -569,9 +566,7 @@ def _render_summary(s: dict, index: Path) -> None:
     if "written_reports" in s:
         w = s["written_reports"]
         rows.append((f"reports written by {w['writer']} (new / kept)",
-                     f"{w['written']} / {w['cached']} in {w['seconds']:.1f} s"
-                     + (f"; {w['rewritten']} lines rewritten once" if w.get("rewritten")
-                        else "")))
+                     f"{w['written']} / {w['cached']} in {w['seconds']:.1f} s"))
     rows.append(("wall time", f"{s['wall_seconds']:.1f} s"))
     for k, v in rows:
         t.add_row(k, str(v))

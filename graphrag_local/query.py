@@ -340,15 +340,8 @@ class Session:
             cache.put({keys[i]: text for i, text in zip(part, replies)})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
-        rewritten = 0  # and the lines the check drops, rewritten once as a question would
-        if self.settings.query.writer_rewrite:
-            mending = wr.Mending(writer, self.prompts, cache, self.data.languages)
-            for i in first.values():
-                group, rows, _request = requests[i]
-                rewritten += self._read_report(group, rows, cache.get(keys[i]) or "",
-                                               mending)["rewritten"]
         return {"communities": groups, "written": len(todo),
-                "cached": len(first) - len(todo), "rewritten": rewritten}
+                "cached": len(first) - len(todo)}
 
     def written_reports(self, ids: list[str] | None = None) -> dict[str, dict]:
         """The reports the writer has written (by `write_reports`, or when a collection-wide
@@ -360,25 +353,17 @@ class Session:
 
         _count, requests = self._report_requests(ids)
         writer, cache = self.writer, self.written_cache
-        mending = (wr.Mending(writer, self.prompts, cache, self.data.languages, write=False)
-                   if self.settings.query.writer_rewrite else None)
         out: dict[str, dict] = {}
         for group, rows, request in requests:
             reply = cache.get(wr.request_key(writer, request))
-            if reply is not None:
-                out[group.key] = self._read_report(group, rows, reply, mending)
+            if reply is None:
+                continue
+            evidence = [wr.Evidence(self.sentences.text(r),
+                                    (self.data.chunk_ref[self.sentences.sources[r].chunk_id],))
+                        for r in rows]
+            out[group.key] = wr.read_topic(reply, evidence, group.title, self.data.name_words,
+                                           self.settings.query.writer_bound)
         return out
-
-    def _read_report(self, group, rows: list[int], reply: str, mending) -> dict:
-        """A community's written report, its reply read as an answer reads it
-        (`written.read_topic`), its dropped lines rewritten by `mending` (if given)."""
-        from .search import written as wr
-
-        evidence = [wr.Evidence(self.sentences.text(r),
-                                (self.data.chunk_ref[self.sentences.sources[r].chunk_id],))
-                    for r in rows]
-        return wr.read_topic(reply, evidence, group.title, self.data.name_words,
-                             self.settings.query.writer_bound, mending)
 
     def _report_requests(self, ids: list[str] | None = None):
         """Each community's report request, as a collection-wide global question makes it

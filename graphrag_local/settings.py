@@ -127,9 +127,6 @@ class QuerySettings:
     # true: the writer's lines may use only the words of the evidence it was given (and
     # function words), by grammar; false: any words, the support check drops what fails
     writer_bound: bool = True
-    # true: a written line the check drops is written again once from what it cites, and
-    # checked again (`written._Checker.mend`); false: dropped
-    writer_rewrite: bool = True
     # DRIFT: a primer over the reports nearest the question, then local follow-ups
     drift_top_reports: int = 5  # the primer's reports
     drift_followups: int = 2  # follow-ups per primer report (per reply, abstractive)

@@ -5,6 +5,10 @@ by reading each beside the sentences it cites: does what it cites say everything
 
 LABELS (default docs/eval_runs/writer_support_labels.jsonl): one object a line with
 "sentence", "cited" (the cited sentences), "question" and "supported" (the label).
+docs/eval_runs/writer_rewrite_labels.jsonl holds 36 rewrites of lines the check had
+dropped, each written once more from what the line cited, that passed the check (with the
+first wording, why it was dropped, and a note on each): the check's precision on them is
+why a dropped line is not rewritten.
 Prints, for the check, how many it kept and dropped of each label, its precision (kept
 sentences that are supported) and recall (supported sentences it kept). With --judge, the
 same for a model asked YES/NO under a grammar, and for the check followed by that model

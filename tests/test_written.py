@@ -87,7 +87,7 @@ def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
     reply = "- The clerk was Ebenezer Scrooge [1][2]\n- Scrooge's clerk had a smaller fire [2]\n"
     out, _checker = wr.write(FakeChatModel([reply]), load_prompts(), question,
                              [wr.Evidence(t, (f"S{i}",)) for i, t in enumerate(sources, 1)], [],
-                             mend=False, max_tokens=100)
+                             max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
 
 
@@ -124,7 +124,7 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     streamed: list[str] = []
     out, checker = wr.write(model, load_prompts(), "What are the main themes?", evidence(),
                             ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
-                            mend=False, max_tokens=300, on_text=streamed.append)
+                            max_tokens=300, on_text=streamed.append)
     assert (out.kept, out.dropped) == (2, 1)
     text = wr.render(checker)
     assert text.splitlines()[:3] == [
@@ -151,7 +151,7 @@ def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
     streamed: list[str] = []
     out, checker = wr.write(FakeChatModel(replies), load_prompts(), "Who?", evidence(),
                             ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
-                            mend=False, max_tokens=100, on_text=streamed.append)
+                            max_tokens=100, on_text=streamed.append)
     text, shown = wr.render(checker), "".join(streamed)
     assert (out.kept, out.dropped, out.topics_quoted) == (0, 1, 2)
     assert text.count("(quoted)") == 2 and shown.count("(quoted)") == 2
@@ -178,7 +178,7 @@ def test_a_heading_naming_what_its_evidence_does_not_falls_back_to_the_topic_tit
         _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
                                  "Who opposed it?",
                                  evidence(), ["Aldren Harbour and Hannah Greer", "Shipping"],
-                                 mend=False, max_tokens=100, name_words=names)
+                                 max_tokens=100, name_words=names)
         assert wr.render(checker).splitlines()[0] == f"**{shown}**"
         assert checker.written.headings_replaced == (heading != "Topic 1: Opposition to Dredging")
 
@@ -206,7 +206,7 @@ def test_a_heading_may_name_its_topics_own_entities_and_words_the_documents_writ
         ev = [wr.Evidence("The company moves timber and grain through Port Aldren.", ("S1",), 0)]
         _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
                                  "What is traded?", ev, ["Halvard Shipping Company"],
-                                 mend=False, max_tokens=100, name_words=data.name_words)
+                                 max_tokens=100, name_words=data.name_words)
         assert wr.render(checker).splitlines()[0] == f"**{shown}**"
 
 
@@ -247,7 +247,7 @@ def test_a_cached_topic_reads_back_as_a_written_report():
     reply = ("## The harbour dispute\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
              "- Tobias Renn is a fisherman from Norway [2]\n")
     r = wr.read_topic(reply, ev, "Aldren Harbour and Hannah Greer")
-    assert r == {"title": "The harbour dispute", "dropped": 1, "rewritten": 0, "lines": [
+    assert r == {"title": "The harbour dispute", "dropped": 1, "lines": [
         {"text": "Hannah Greer opposed dredging Aldren Harbour in 2022", "refs": ["S1"]}]}
     names = frozenset({"halvard"})
     r = wr.read_topic(reply.replace("The harbour dispute", "Halvard's Harbour"), ev,
@@ -259,7 +259,7 @@ def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
     reply = ("- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
              "- The Halvard Shipping Company moves timber and grain [2]")  # no newline: cut
     out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
-                            mend=False, max_tokens=100)
+                            max_tokens=100)
     assert out.kept == 2 and not wr.render(checker).startswith("**")
     assert wr.grammar([1, 2, 3], False, 8).endswith("root ::= line{1,8}\n")
     # a Chinese or Japanese sentence ends with its own full stop (the 1.5B wrote nothing
@@ -270,7 +270,7 @@ def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
 def test_a_repeated_sentence_is_dropped():
     line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
     out, _ = wr.write(FakeChatModel([line + line]), load_prompts(), "Who?", evidence(), [],
-                      mend=False, max_tokens=100)
+                      max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
 
 
@@ -295,83 +295,20 @@ def test_a_written_topic_is_cached_and_read_back_for_the_same_request():
     cache, titles = DictCache(), ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"]
     first = FakeChatModel(list(replies))
     _out, c1 = wr.write(first, load_prompts(), "What are the main themes?", evidence(), titles,
-                        mend=False, max_tokens=300, cache=cache)
+                        max_tokens=300, cache=cache)
     assert len(first.asked) == 2 and len(cache.rows) == 2 and c1.cached == 0
     again = FakeChatModel([], default=lambda *_: pytest.fail("a cached topic was asked again"))
     _out, c2 = wr.write(again, load_prompts(), "What are the main themes?", evidence(), titles,
-                        mend=False, max_tokens=300, cache=cache)
+                        max_tokens=300, cache=cache)
     assert c2.cached == 2 and wr.render(c2) == wr.render(c1)
     _out, c3 = wr.write(again, load_prompts(), "Who trades?", evidence(), titles,
-                        mend=False, max_tokens=300, cache=cache)
+                        max_tokens=300, cache=cache)
     assert c3.cached == 2
     other = FakeChatModel(list(replies))
     changed = [wr.Evidence(e.text + " It rained.", e.refs, e.group) for e in evidence()]
-    wr.write(other, load_prompts(), "Who trades?", changed, titles, mend=False, max_tokens=300,
+    wr.write(other, load_prompts(), "Who trades?", changed, titles, max_tokens=300,
              cache=cache)
     assert len(other.asked) == 2 and len(cache.rows) == 4
-
-
-def test_a_dropped_line_is_rewritten_once_from_what_it_cites_and_checked_again():
-    """The check drops "a fishing company from Norway"; the writer, given only what that
-    line cited, writes it again, and the rewrite stands in its place. A
-    rewrite that fails too stays dropped; a repeat is not rewritten; the answer says how
-    many were rewritten, and its JSON what they said first."""
-    replies = ["## Trade through the port\n"
-               "- The Halvard Shipping Company is a fishing company from Norway [1]\n"
-               "- Halvard moves timber from Norway [1]\n",
-               "## The harbour dispute\n"
-               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
-               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [2]\n",
-               # the rewrites, in the order of the dropped lines: the first stands
-               "- The Halvard Shipping Company moves timber and grain through Port Aldren [1]\n",
-               "- Halvard moves timber to Sweden [1]\n"]
-    model = FakeChatModel(replies)
-    ev = [wr.Evidence(SOURCES[1], ("S2",), 0), wr.Evidence(SOURCES[0], ("S1",), 1),
-          wr.Evidence(SOURCES[2], ("S3",), 1)]
-    cache = DictCache()
-    out, checker = wr.write(model, load_prompts(), "What are the main themes?", ev,
-                            ["Halvard Shipping Company", "Hannah Greer"], max_tokens=300,
-                            cache=cache)
-    assert (out.kept, out.dropped, out.rewritten) == (2, 2, 1)
-    rewrites = model.asked[2:]
-    assert len(rewrites) == 2  # not the repeat
-    prompt = rewrites[0]["messages"][0]["content"]
-    assert "[1] The Halvard Shipping Company moves" in prompt and "Hannah" not in prompt
-    # not told what it wrote first (told, the 1.5B wrote it again)
-    assert "fishing" not in prompt and 'id ::= "1"\n' in rewrites[0]["grammar"]
-    text = wr.render(checker)
-    assert text.splitlines()[:2] == [
-        "**Trade through the port**",
-        "- The Halvard Shipping Company moves timber and grain through Port Aldren [S2]"]
-    assert "Norway" not in text and "Sweden" not in text
-    assert "2 written sentences dropped" in text and "1 rewritten once" in text
-    fixed = [w for _h, ls in out.sections for w in ls if w.draft]
-    assert [(w.draft, w.draft_reason.startswith("name")) for w in fixed] == [
-        ("The Halvard Shipping Company is a fishing company from Norway", True)]
-    # read back: the rewrites come from the cache; a written report reads them too
-    again = FakeChatModel([], default=lambda *_: pytest.fail("a cached rewrite was asked again"))
-    out2, c2 = wr.write(again, load_prompts(), "What are the main themes?", ev,
-                        ["Halvard Shipping Company", "Hannah Greer"], max_tokens=300, cache=cache)
-    assert wr.render(c2) == text
-    topic = wr.read_topic(replies[0], ev[:1], "Halvard Shipping Company",
-                          mending=wr.Mending(again, load_prompts(), cache, write=False))
-    assert topic["rewritten"] == 1 and topic["dropped"] == 1 and topic["lines"] == [
-        {"text": "The Halvard Shipping Company moves timber and grain through Port Aldren",
-         "refs": ["S2"]}]
-    assert wr.read_topic(replies[0], ev[:1], "Halvard Shipping Company",
-                         mending=wr.Mending(again, load_prompts(), DictCache(),
-                                            write=False))["rewritten"] == 0
-
-
-def test_a_plain_answers_rewrite_is_streamed_after_its_lines():
-    reply = "- Hannah Greer opposed dredging Aldren Harbour in 2019 [1]\n"
-    model = FakeChatModel([reply, "- Hannah Greer opposed the plan in 2022 [1]\n"])
-    streamed: list[str] = []
-    out, checker = wr.write(model, load_prompts(), "Who opposed it?", evidence()[:1], [],
-                            max_tokens=100, on_text=streamed.append)
-    assert (out.kept, out.dropped, out.rewritten) == (1, 0, 1)
-    assert streamed == ["- Hannah Greer opposed the plan in 2022 [S1, R1]\n"]
-    assert wr.render(checker).splitlines()[0] == streamed[0].strip()
 
 
 def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
@@ -381,7 +318,7 @@ def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
     streamed: list[str] = []
     out, checker = wr.write(FakeChatModel(replies), load_prompts(), "Themes?", evidence(),
                             ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"],
-                            mend=False, max_tokens=300, on_text=streamed.append, max_words=20)
+                            max_tokens=300, on_text=streamed.append, max_words=20)
     assert (out.kept, out.dropped, out.left_out) == (1, 0, 1)
     assert "Halvard" not in wr.render(checker) and "Halvard" not in "".join(streamed)
     assert "Hannah Greer opposed" in "".join(streamed)
@@ -400,7 +337,7 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
     reply = ("- Tobias Renn designed new earth banks for Millbrook at Millbrook [1]\n"
              "- Tobias Renn designed earth banks for the River Aldren [1]\n")
     out, _checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?",
-                             [wr.Evidence(sources[0], ("S1",))], [], mend=False, max_tokens=100)
+                             [wr.Evidence(sources[0], ("S1",))], [], max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
     assert out.sections[0][1][0].reason == "says 'Millbrook' twice (garbled)"
 
@@ -408,15 +345,15 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
 def test_a_line_saying_the_same_words_twice_is_dropped():
     assert support.loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
     assert not support.loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
-    assert support.loops("The cooperative is cooperative, which is a cooperative that represents "
-                     "families.")
+    assert support.loops("The cooperative is cooperative, which is a cooperative that "
+                         "represents families.")
     assert not support.loops("Mrs. Cratchit kissed Peter, his daughters kissed Peter.")
     assert support.loops("未庄赛神的晚上是未庄赛神的晚上。")  # a tautology says nothing
     assert not support.loops("赵太爷便在晚饭桌上和秀才大爷讨论阿Ｑ古怪。")
     reply = ("- Hannah Greer opposed dredging, Hannah Greer opposed dredging Aldren Harbour [1]\n"
              "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
     out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
-                       mend=False, max_tokens=100)
+                       max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
 
 
@@ -495,13 +432,13 @@ def test_a_topic_is_the_same_request_wherever_it_stands_in_the_answer():
     titles = ["Aldren Harbour and Hannah Greer", "Halvard Shipping Company"]
     ordered = [wr.Evidence(SOURCES[0], ("S1", "R1"), 0), wr.Evidence(SOURCES[1], ("S2", "R2"), 1)]
     out, _ = wr.write(first, load_prompts(), "What are the main themes?", ordered, titles,
-                      mend=False, max_tokens=300, cache=Cache())
+                      max_tokens=300, cache=Cache())
     assert out.kept == 2 and len(cache) == 2
     # the port first now
     swapped = [wr.Evidence(SOURCES[1], ("S2", "R2"), 0), wr.Evidence(SOURCES[0], ("S1", "R1"), 1)]
     again = FakeChatModel([])  # no reply to give: both topics must come from the cache
     out, checker = wr.write(again, load_prompts(), "Which themes?", swapped,
-                            titles[::-1], mend=False, max_tokens=300, cache=Cache())
+                            titles[::-1], max_tokens=300, cache=Cache())
     assert not again.asked and checker.cached == 2 and out.kept == 2
     assert [w.cites for _h, ls in out.sections for w in ls] == [(1,), (2,)]
     assert "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]" in wr.render(checker)
@@ -548,5 +485,5 @@ def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
                                  ["He lived in a house.", "This is the house he lived in."])
     reply = "- Hannah Greer opposed the plan to dredge Aldren Harbour in\n"
     out, _c = wr.write(FakeChatModel([reply.replace(" in\n", " in [1]\n")]), load_prompts(),
-                       "Who?", evidence()[:1], [], mend=False, max_tokens=100)
+                       "Who?", evidence()[:1], [], max_tokens=100)
     assert out.dropped == 1 and out.sections[0][1][0].reason.startswith("ends inside a phrase")

@@ -191,7 +191,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             bound=a.settings.writer_bound, cache=a.written_cache,
                             max_words=a.settings.writer_answer_words,
                             max_lines=wr.LEAD_LINES if focused else 8,
-                            languages=a.data.languages, mend=a.settings.writer_rewrite)
+                            languages=a.data.languages)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -201,11 +201,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                       # what the check dropped, and why (the JSON answer shows it)
                       "dropped_lines": [{"text": w.text, "cites": list(w.cites),
                                          "reason": w.reason}
-                                        for _h, ls in out.sections for w in ls if not w.ok],
-                      "rewritten": out.rewritten,
-                      "rewritten_lines": [{"draft": w.draft, "reason": w.draft_reason,
-                                           "text": w.text, "cites": list(w.cites)}
-                                          for _h, ls in out.sections for w in ls if w.draft]}
+                                        for _h, ls in out.sections for w in ls if not w.ok]}
     if out.kept == 0 and focused:  # nothing written stood: the quotes answer
         result.answer = quoted + (
             f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")
@@ -214,8 +210,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
             a.on_text(result.answer)
     else:
         written = wr.render(checker)  # (a themed answer quotes each topic where none stood)
-        if a.on_text is not None and (out.dropped or out.rewritten):  # the last line: how
-            # many were dropped, or rewritten
+        if a.on_text is not None and out.dropped:  # the last line: how many were dropped
             a.on_text("\n" + written.rsplit("\n", 1)[-1] + "\n")
         cited = [by_number[n - 1] for n in out.cited(checker.groups, evidence)]
         if focused:  # the short written answer, then what it rests on: its sentences,

@@ -12,11 +12,9 @@ falls back to the community's own title where less than two words are left or it
 restates the question); a topic where no written line stands shows its first evidence
 sentences, quoted and marked so. A focused question's short answer is checked harder:
 each line must rest on one cited sentence, the question's words not given
-(`support.check_one`). A line the check drops (but a repeat) is written again once, from
-the sentences it cited alone (not shown it: the copy guard keeps it from repeating it),
-and checked again (`_Checker.mend`,
-`query.writer_rewrite`): a rewrite that stands takes its place, and the answer says how
-many did.
+(`support.check_one`). A line the check drops stays dropped: rewritten once from what it
+cited and checked again, 14 of 36 rewrites that passed the check were supported (first
+drafts that pass: 49 of 50), so none is (`docs/eval_runs/writer_rewrite_labels.jsonl`).
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
 weights once a step for all of them), then each reply is checked line by line in topic
@@ -38,8 +36,8 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
 limit cut, that says the same words twice, or a name twice in a row (a garble), is dropped.
 
-What it deliberately does not do: choose or rank evidence, rewrite a line more than
-once, or let the writer cite what it was not given (the grammar has no other numbers)."""
+What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
+or let the writer cite what it was not given (the grammar has no other numbers)."""
 
 from __future__ import annotations
 
@@ -47,7 +45,7 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import support
@@ -102,11 +100,7 @@ PLAIN_LAYOUT = "- Write one to {n} sentences."
 # woman with the heavy bundle slunk into the same shop")
 COPY_WORDS = 8
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
-# a dropped line is written again once (`_Checker.mend`), from the sentences it cited
-# alone, asked what they tell; the rewrite is checked as the line was
-REWRITE_QUESTION = "What does this evidence tell? (It is one sentence of a longer answer.)"
-REWRITE_TOKENS = 64  # a rewrite's reply, tokens at most (a line takes 15-45)
-REPEATED = "repeats an earlier sentence"  # a dropped line no rewrite mends
+REPEATED = "repeats an earlier sentence"
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
@@ -121,26 +115,12 @@ class Evidence:
     group: int = 0  # its theme, for a themed answer
 
 
-@dataclass(frozen=True)
-class Mending:
-    """What rewriting a dropped line takes (`_Checker.mend`): the writer, the prompts, the
-    cache, the index's languages; `write` false: only rewrites already cached are read."""
-
-    model: ChatModel
-    prompts: Prompts
-    cache: ReplyCache | None = None
-    languages: frozenset[str] = frozenset()
-    write: bool = True
-
-
 @dataclass
 class WrittenLine:
     text: str
     cites: tuple[int, ...]  # evidence numbers, from 1
     ok: bool
     reason: str = ""
-    draft: str = ""  # a line rewritten once (`_Checker.mend`): what the writer wrote first
-    draft_reason: str = ""  # and why the check dropped that
 
 
 @dataclass
@@ -151,7 +131,6 @@ class Written:
     raw: str = ""
     kept: int = 0
     dropped: int = 0
-    rewritten: int = 0  # lines dropped, rewritten once and kept (counted in `kept`)
     headings_replaced: int = 0
     topics_quoted: int = 0  # topics where nothing written stood: their evidence is quoted
     left_out: int = 0  # topics written but not shown: the answer had its words (`max_words`)
@@ -267,40 +246,6 @@ class _Checker:
             return False, "ends inside a phrase of what it cites"
         return verdict.ok, verdict.reason
 
-    def mend(self, mending: Mending) -> None:
-        """Each dropped line (but a repeat) written again once, from the sentences it
-        cites alone (`rewrite_request`), and checked again: a rewrite that stands (and
-        repeats no kept line) takes its place, at its section's end (a plain answer's
-        lines are streamed as they stand). The rewrites are decoded together and cached
-        like the replies; with `mending.write` false only cached ones are read."""
-        todo = [(s, w) for s, (_h, lines) in enumerate(self.written.sections)
-                for w in lines if not w.ok and w.reason != REPEATED and w.cites]
-        if not todo:
-            return
-        requests = [rewrite_request(mending.prompts, [self.evidence[c - 1].text for c in w.cites],
-                                    w.text, self.bound, mending.languages) for _s, w in todo]
-        replies, _cached = _replies(mending.model, requests, mending.cache, mending.write)
-        for (s, draft), reply in zip(todo, replies):
-            m = next(filter(None, map(_LINE.match, (reply or "").split("\n"))), None)
-            if m is None:
-                continue
-            own = [int(x) for x in _CITE.findall(m.group("cites"))]
-            cites = tuple(dict.fromkeys(draft.cites[k - 1] for k in own
-                                        if 1 <= k <= len(draft.cites)))
-            text = squash(m.group("text"))
-            kept = [w.text for _h, ls in self.written.sections for w in ls if w.ok]
-            ok, _reason = self.verdict(text, cites)
-            if not ok or not cites or any(near_duplicate(text, e) for e in kept):
-                continue
-            lines = self.written.sections[s][1]
-            lines.remove(draft)
-            lines.append(WrittenLine(text, cites, True, draft=draft.text,
-                                     draft_reason=draft.reason))
-            self.written.kept += 1
-            self.written.dropped -= 1
-            self.written.rewritten += 1
-            self._emit(text, cites)
-
     def _emit(self, text: str, cites: tuple[int, ...]) -> None:
         """A kept line of a plain answer, streamed (a themed answer's sections are shown
         whole by `write`)."""
@@ -363,8 +308,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
           cache: ReplyCache | None = None, max_words: int = 400,
-          languages: frozenset[str] = frozenset(),
-          mend: bool = True) -> tuple[Written, _Checker]:
+          languages: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -384,32 +328,26 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
                              False, max_lines, max_tokens, bound, languages)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
         _streamed(model, requests[0], cache, checker)
-        if mend:
-            checker.mend(Mending(model, prompts, cache, languages))
         return checker.written, checker
     # the topics are decoded together (the batched decoder reads the weights once a step for
     # all of them); each reply is then read line by line, checked, and streamed in order
-    replies, checker.cached = _replies(model, requests, cache)
+    replies = [renumbered(reply, numbers)  # the topic's own numbers, back to the answer's
+               for reply, numbers in zip(_replies(model, requests, cache, checker), topics)]
     stream, checker.on_text = on_text, None  # a section is shown whole, once it fits
-    for k, reply in enumerate(replies):  # each checked, the topic's own numbers back to
-        reply = renumbered(reply or "", topics[k])  # the answer's
+    shown = 0  # words shown
+    for k, reply in enumerate(replies):
         checker.written.sections.append(("", []))  # a section per topic, even an empty one
         checker.groups.append(groups[k])
         checker.repeats = 0
         checker(reply if reply.endswith("\n") else reply + "\n")
         checker.buffer = ""
-    if mend:
-        checker.mend(Mending(model, prompts, cache, languages))
-    shown = 0  # words shown
-    for k in range(len(replies)):
         text = checker.section_text(k)
         words = len(re.findall(r"\w+", text))
         if shown and shown + words > max_words:  # the answer's length: later topics rank lower
-            for _h, lines in checker.written.sections[k:]:
-                checker.written.kept -= sum(w.ok for w in lines)
-                checker.written.dropped -= sum(not w.ok for w in lines)
-                checker.written.rewritten -= sum(bool(w.ok and w.draft) for w in lines)
-            del checker.written.sections[k:], checker.groups[k:]
+            _, lines = checker.written.sections.pop()
+            checker.groups.pop()
+            checker.written.kept -= sum(w.ok for w in lines)
+            checker.written.dropped -= sum(not w.ok for w in lines)
             checker.written.left_out = len(topics) - k
             break
         shown += words
@@ -423,7 +361,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
 
 def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
              lines: int, budget: int, bound: bool,
-             languages: frozenset[str] = frozenset(), purpose: str = "write") -> Request:
+             languages: frozenset[str] = frozenset()) -> Request:
     """The writer's request over `texts`, numbered from 1: the prompt and its grammar
     (`languages`: the index's, see `bound_grammar`)."""
     numbers = list(range(1, len(texts) + 1))
@@ -436,7 +374,7 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
         rules = grammar(numbers, themed, lines)
     avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(tuple(texts),
                                                                             COPY_WORDS)
-    return Request([{"role": "user", "content": prompt}], rules, budget, purpose, avoid)
+    return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid)
 
 
 def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
@@ -446,18 +384,6 @@ def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
     answer (and in `build --write-reports`), and its reply is read from the cache."""
     return _request(prompts, texts, TOPIC_QUESTION, THEMED_LAYOUT, True, TOPIC_LINES,
                     TOPIC_TOKENS, bound, languages)
-
-
-def rewrite_request(prompts: Prompts, texts: list[str], draft: str, bound: bool = True,
-                    languages: frozenset[str] = frozenset()) -> Request:
-    """A dropped line's rewrite: the sentences it cited, numbered from 1, asked what they
-    tell; the line it wrote first is not shown (told it, the 1.5B wrote 4 of 5 again
-    word for word), and the copy guard keeps the rewrite from repeating it."""
-    request = _request(prompts, texts, REWRITE_QUESTION, PLAIN_LAYOUT.format(n=1), False, 1,
-                       REWRITE_TOKENS, bound, languages, "rewrite")
-    if request.avoid is None:
-        return request
-    return replace(request, avoid=Avoid((*request.avoid.texts, draft), request.avoid.words))
 
 
 def renumbered(reply: str, numbers: list[int]) -> str:
@@ -493,21 +419,22 @@ def request_key(model: ChatModel, request: Request) -> str:
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
-             write: bool = True) -> tuple[list[str | None], int]:
-    """The writer's replies, and how many were cached: those cached read back, the others
-    decoded together (the batched decoder reads the weights once a step for all of them)
-    and cached, or None where `write` is false. At temperature 0 a reply is a function of
-    its request, so a cached one is what the writer would write again."""
+             checker: _Checker) -> list[str]:
+    """The writer's replies: those cached read back, the others decoded together (the
+    batched decoder reads the weights once a step for all of them) and cached. At
+    temperature 0 a reply is a function of its request, so a cached one is what the
+    writer would write again."""
     keys = [request_key(model, r) for r in requests] if cache is not None else []
     replies: list[str | None] = [cache.get(k) for k in keys] if cache is not None else [
         None] * len(requests)
     todo = [i for i, r in enumerate(replies) if r is None]
-    if todo and write:
+    checker.cached = len(requests) - len(todo)
+    if todo:
         for i, text in zip(todo, model.complete_many([requests[i] for i in todo])):
             replies[i] = text
         if cache is not None:
             cache.put({keys[i]: replies[i] for i in todo})
-    return replies, len(requests) - len(todo)
+    return [r or "" for r in replies]
 
 
 def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
@@ -530,21 +457,16 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
 
 
 def read_topic(reply: str, evidence: list[Evidence], title: str,
-               name_words: frozenset[str] = frozenset(), bound: bool = True,
-               mending: Mending | None = None) -> dict:
-    """A topic's reply read as an answer reads it (a written report: `show reports
-    --writer`, `build --write-reports`): the heading shown (the writer's, or `title` where
-    it fails), the lines that stand with their refs (dropped ones rewritten by `mending`,
-    if given), how many were dropped and how many of those stood rewritten."""
+               name_words: frozenset[str] = frozenset(), bound: bool = True) -> dict:
+    """A topic's cached reply read as an answer reads it (a written report, for `show
+    reports --writer`): the heading shown (the writer's, or `title` where it fails), the
+    lines the check kept with their refs, and how many it dropped."""
     checker = _Checker(evidence, [title], "", None, name_words, bound)
     checker.written.sections.append(("", []))
     checker.groups.append(0)
     checker(reply if reply.endswith("\n") else reply + "\n")
-    if mending is not None:
-        checker.mend(mending)
     kept = [w for w in checker.written.sections[0][1] if w.ok]
     return {"title": checker.heading_of(0), "dropped": checker.written.dropped,
-            "rewritten": checker.written.rewritten,
             "lines": [{"text": w.text, "refs": checker.refs(w.cites)} for w in kept]}
 
 
@@ -563,15 +485,9 @@ def render(checker: _Checker) -> str:
             out.append(("\n" if out else "") + checker.section_text(i).rstrip("\n"))
         else:
             out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
-    notes = []
     if written.dropped:
-        notes.append(f"{written.dropped} written sentence{'s' * (written.dropped != 1)} "
-                     "dropped: what they cite does not say it, or it repeats another or is "
-                     "garbled")
-    if written.rewritten:
-        notes.append(f"{written.rewritten} rewritten once, the check having dropped "
-                     f"{'its' if written.rewritten == 1 else 'their'} first wording")
-    if notes:
         out.append("")
-        out.append(f"({'; '.join(notes)}; --json lists them)")
+        out.append(f"({written.dropped} written sentence{'s' * (written.dropped != 1)} dropped: "
+                   "what they cite does not say it, or it repeats another or is garbled; "
+                   "--json lists them)")
     return "\n".join(out).strip()
