@@ -147,9 +147,7 @@ def test_a_focused_global_question_gets_a_short_written_answer_over_its_quotes(e
     assert len([c for c in r.calls if c.purpose == "write"]) == 1
     written, _, quoted = r.answer.partition(wr.QUOTED_BELOW)
     assert quoted and not any(line.startswith("**") for line in written.splitlines())
-    # the quoted answer's sentences, under no heading (a topic's title lists names)
-    assert "Mara Quill" in quoted and "**" not in quoted, r.answer
-    assert all(line.startswith("- ") for line in quoted.strip().splitlines()), r.answer
+    assert "**" in quoted and "Mara Quill" in quoted, r.answer  # the quoted answer's topics
     own = [line for line in written.splitlines() if line.startswith("- ")]
     assert 1 <= len(own) <= wr.LEAD_LINES or r.written["kept"] == 0
     cited = {c.ref for c in r.citations if c.cited}
