@@ -6,11 +6,9 @@ with numbers it was given ("- ... [2][5]"), and each written sentence is checked
 the sentences it cites (`support.check`) before anyone sees it: an unsupported one is
 dropped, and the answer says how many were. A themed answer (global, ts, to a question
 about more than one thing: `FOCUSED`) is written a topic at a time, each call given only
-that topic's evidence and asked what it tells, under a heading the writer words (one
-naming an entity its evidence and its topic's title do not is cut before that name, and
-falls back to the community's own title where less than two words are left or it only
-restates the question); a topic where no written line stands shows its first evidence
-sentences, quoted and marked so. A focused question's short answer is checked harder:
+that topic's evidence and asked what it tells, under a heading the writer words (shown as
+`headings.shown` allows, else the community's own title); a topic where no written line
+stands shows its first evidence sentences, quoted and marked so. A focused question's short answer is checked harder:
 each line must rest on one cited sentence, the question's words not given
 (`support.check_one`). A line the check drops stays dropped: rewritten once from what it
 cited and checked again, 14 of 36 rewrites that passed the check were supported (first
@@ -34,7 +32,8 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
 (README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
-limit cut, that says the same words twice, or a name twice in a row (a garble), is dropped.
+limit cut, that stops inside a phrase of what it cites ("... investors in."), that says
+the same words twice, or a name twice in a row (a garble), is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
