@@ -217,6 +217,10 @@ def test_a_heading_may_name_its_topics_own_entities_and_words_the_documents_writ
     ("Carolina Cruz-Neira and Reid Hoffman's visit to,", "Carolina Cruz-Neira and Reid Hoffman's visit"),
     ("Old Tech Returns in Vogue Again", "Old Tech Returns in Vogue Again"),
     ("The", "The"),  # nothing would be left: as written (and checked as such)
+    # in the other languages of shared/data too
+    ("Aussi parfait qu'un chronomètre de Leroy ou d'un", "Aussi parfait qu'un chronomètre de Leroy"),
+    ("Effi Hulda in der Liebesgeschichte mit", "Effi Hulda in der Liebesgeschichte"),
+    ("Why the Cratchits die", "Why the Cratchits die"),  # an English word
 ])
 def test_a_cut_heading_loses_its_open_end(heading, shown):
     assert headings.trimmed(heading) == shown
