@@ -301,15 +301,15 @@ def _written_reports(index_dir: Path, name: str, level: int | None, writer: str,
         result = browse(session.data, "reports", name, level)
         shown = [result["report"]] if "report" in result else result["reports"]
         written = session.written_reports([r["id"] for r in shown])
+        for r in shown:
+            r["written"] = written.get(r["id"])
+        if "report" in result and result["report"]["written"]:
+            lines = result["report"]["written"]["lines"]
+            result["sources"] = chunk_sources(
+                session.data, list(dict.fromkeys(ref for line in lines for ref in line["refs"])))
     finally:
         session.close()
-    for r in shown:
-        r["written"] = written.get(r["id"])
     result["writer"] = writer
-    if "report" in result and result["report"]["written"]:
-        lines = result["report"]["written"]["lines"]
-        result["sources"] = chunk_sources(
-            session.data, list(dict.fromkeys(ref for line in lines for ref in line["refs"])))
     return result
 
 

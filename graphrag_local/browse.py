@@ -160,7 +160,12 @@ def _where(data: IndexData, source) -> str:
     if chunk is None:
         return ""
     doc = data.documents.get(chunk.document_id)
-    label = doc.label_at(chunk.start_char + source.start) if doc else chunk.location
+    return _place(chunk, doc.label_at(chunk.start_char + source.start) if doc
+                  else chunk.location)
+
+
+def _place(chunk, label: str) -> str:
+    """A chunk's file, and the section `label` or else its number."""
     return f"{chunk.path}" + (f" {label}" if label else f", chunk {chunk.index + 1}")
 
 
@@ -171,8 +176,7 @@ def chunk_sources(data: IndexData, refs: list[str]) -> list[dict]:
     for ref in refs:
         c = data.chunks.get(by_ref.get(ref, ""))
         if c is not None:
-            where = f"{c.path}" + (f" {c.location}" if c.location else f", chunk {c.index + 1}")
-            out.append({"ref": ref, "where": where})
+            out.append({"ref": ref, "where": _place(c, c.location)})
     return out
 
 

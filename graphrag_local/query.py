@@ -325,7 +325,7 @@ class Session:
         questions read it back. Returns how many were written and how many were there."""
         from .search import written as wr
 
-        groups, requests = self._report_requests()
+        count, requests = self._report_requests()
         writer, cache = self.writer, self.written_cache
         keys = [wr.request_key(writer, r) for _g, _rows, r in requests]
         first: dict[str, int] = {}  # two communities with the same evidence: one request
@@ -340,7 +340,7 @@ class Session:
             cache.put({keys[i]: text for i, text in zip(part, replies)})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
-        return {"communities": groups, "written": len(todo),
+        return {"communities": count, "written": len(todo),
                 "cached": len(first) - len(todo)}
 
     def written_reports(self, ids: list[str] | None = None) -> dict[str, dict]:

@@ -191,8 +191,9 @@ def doubled_name(sentence: str, within: int = 2) -> str:
 
 
 # the words a phrase cut short ends with: articles, possessives, prepositions, "and"
-# (English; not "a" or "an", which end French and German sentences)
-_OPEN_ENDS = frozenset("the and or nor of in on at to for from by with into about their our "
+# (English; not "a" or "an", which end French and German sentences). Headings add more
+# (`search/headings.py`)
+OPEN_ENDS = frozenset("the and or nor of in on at to for from by with into about their our "
                        "your my its".split())
 
 
@@ -204,7 +205,7 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
     source does too ("the house he lived in").  On the labelled sentences
     (scripts/eval_support.py) it drops none."""
     words = [w.lower() for w in _WORD.findall(sentence)]
-    if len(words) < 3 or words[-1] not in _OPEN_ENDS or CJK.search(sentence):
+    if len(words) < 3 or words[-1] not in OPEN_ENDS or CJK.search(sentence):
         return False
     goes_on = False
     for s in sources:

@@ -27,16 +27,16 @@ def restates(heading: str, question: str) -> bool:
                for w in re.findall(r"\w+", heading))
 
 
-# words a phrase does not end with: a heading ending so was cut ("... visit to")
-_OPEN_ENDS = frozenset("a an the and or nor but of to in on at for with by from as into about "
-                       "its their his her our your my".split()
-                       # and in the other languages of the index's documents: "... Leroy ou
-                       # d'un", "... der Liebesgeschichte mit"
-                       # (not the English words among them: "die", "den", "par", "con")
-                       + "der das dem des ein eine einen einem einer und oder mit von zu für "
-                         "auf le la les un une du de d'un d'une qu'un et ou avec pour au aux "
-                         "el los las unos unas del y o por para que "
-                         "и в во с со к на по о об от для".split())
+# words a phrase does not end with: a heading ending so was cut ("... visit to"): those a
+# written line does not end with (`support.OPEN_ENDS`), a few more English ones, and those
+# of the other languages of the index's documents ("... Leroy ou d'un", "... der
+# Liebesgeschichte mit"; not the English words among them: "die", "den", "par", "con")
+_OPEN_ENDS = support.OPEN_ENDS | frozenset(
+    "a an but as his her "
+    "der das dem des ein eine einen einem einer und oder mit von zu für auf "
+    "le la les un une du de d'un d'une qu'un et ou avec pour au aux "
+    "el los las unos unas del y o por para que "
+    "и в во с со к на по о об от для".split())
 
 
 def trimmed(heading: str) -> str:

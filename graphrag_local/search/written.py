@@ -99,7 +99,6 @@ PLAIN_LAYOUT = "- Write one to {n} sentences."
 # woman with the heavy bundle slunk into the same shop")
 COPY_WORDS = 8
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
-REPEATED = "repeats an earlier sentence"
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
@@ -218,7 +217,7 @@ class _Checker:
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
         ok, reason = self.verdict(text, cites)
         if any(near_duplicate(text, e) for e in earlier):
-            ok, reason = False, REPEATED
+            ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
         if not self.written.sections:
             self.written.sections.append(("", []))
@@ -232,9 +231,6 @@ class _Checker:
     def verdict(self, text: str, cites: tuple[int, ...]) -> tuple[bool, str]:
         """Whether a written line stands on what it cites, and if not, why."""
         sources = [self.evidence[c - 1].text for c in cites]
-        # a short answer (no topics: a focused question's) rests on one sentence
-        verdict = (support.check(text, sources, self.question) if self.group_titles
-                   else support.check_one(text, sources))
         if support.loops(text):
             return False, "repeats itself"
         if doubled := support.doubled_name(text):
@@ -243,6 +239,9 @@ class _Checker:
             return False, "cut off at the word limit"
         if support.cut_short(text, sources):
             return False, "ends inside a phrase of what it cites"
+        # a short answer (no topics: a focused question's) rests on one sentence
+        verdict = (support.check(text, sources, self.question) if self.group_titles
+                   else support.check_one(text, sources))
         return verdict.ok, verdict.reason
 
     def _emit(self, text: str, cites: tuple[int, ...]) -> None:
