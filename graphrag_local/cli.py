@@ -542,6 +542,10 @@ def _render_summary(s: dict, index: Path) -> None:
              for k, v in sync.items() if k.startswith("documents_") and isinstance(v, list) and v]
     if moved:
         err.print(f"[cyan]sync:[/] documents {escape('; '.join(moved))}", highlight=False)
+    if "work_rows_forgotten" in sync:
+        err.print(f"[cyan]sync:[/] the old text removed from the index folder "
+                  f"({sync['work_rows_forgotten']} work rows, the previous build's tables)",
+                  highlight=False)
     t = Table(title=f"built {index}", show_header=False)
     t.add_column("what")
     t.add_column("value", justify="right")

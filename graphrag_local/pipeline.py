@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import faithfulness
+from . import faithfulness, forget
 from .language.detect import detect_language
 from .manifest import build_summary, make_manifest, manifest_changes
 from .model_info import ModelInfo
@@ -132,6 +132,7 @@ class Build:
     calls: list = field(default_factory=list)  # (stage, CallRecord)
     embedder_dim: int = 0
     caches: dict[str, WorkCache | VectorCache] = field(default_factory=dict)
+    embedded: set[str] = field(default_factory=set)  # the embedding keys used (`forget.py`)
     _calls_log: TableWriter | None = None
     _model: ChatModel | None = None
 
@@ -435,6 +436,7 @@ def embed(b: Build) -> None:
                                      b.embedder_dim)
                  for table, items in groups.items()}
     cache.finish()  # committed; its vectors are now in b.vectors: let it go
+    b.embedded = cache.used
     del b.caches["embedding_cache"]
 
 
@@ -510,11 +512,18 @@ def run_build(b: Build) -> dict:
                 writer.finish()
             b.seconds[name] = round(time.perf_counter() - started, 3)
         resumed = lock.interrupted is not None or previous.get("complete") is False
+        forgetting = forget.needed(b.sync)  # a document removed or changed: its old text goes
+        if forgetting:
+            started = time.perf_counter()
+            b.sync["work_rows_forgotten"] = forget.forget_work(b)
+            b.seconds["forget"] = round(time.perf_counter() - started, 3)
         summary = build_summary(b, changes, resumed)
         b.store.write_manifest({**manifest, "complete": True, "summary": summary,
                                 "tables": b.store.versions(OUTPUT_TABLES)})
         b.store.drop_old_versions(previous.get("tables", {}) if previous.get("complete") else {},
                                   begun)
+        if forgetting:  # the previous build's versions too
+            forget.forget_versions(b.store)
         return summary
 
 

@@ -37,6 +37,7 @@ from .search.common import IndexData, Report, SearchResult
 from .search.evidence import SentenceIndex, settled
 from .settings import Settings
 from .store import Store, describe_marker, running_build
+from .work import sentence_key
 
 TIE_MARGIN = 8  # rows read past the k asked for, to settle a tie at the cut
 
@@ -138,10 +139,21 @@ class WrittenCache:
     def get(self, key: str) -> str | None:
         return self._loaded().get(key)
 
-    def put(self, rows: dict[str, str]) -> None:
+    def put(self, rows: dict[str, str], sources: dict[str, list[str]] | None = None) -> None:
+        """Keep `rows` (replies by request key), each with the texts of the sentences it
+        was written from (`sources`, by key): a later build keeps a reply while the
+        documents still say them all (`forget.py`)."""
         self._loaded().update(rows)
+        sources = sources or {}
         try:
-            self.store.append("written_cache", [{"key": k, "text": v} for k, v in rows.items()])
+            if self.store.has("written_cache") and "sources" not in self.store.columns(
+                    "written_cache"):  # written before replies named their sentences
+                self.store.write("written_cache", [
+                    {"key": k, "text": v, "sources": []} for k, v in self._rows.items()
+                    if k not in rows])
+            self.store.append("written_cache", [
+                {"key": k, "text": v, "sources": [sentence_key(t) for t in sources.get(k, ())]}
+                for k, v in rows.items()])
         except StoreError:  # kept for this session only
             pass
 
@@ -337,7 +349,8 @@ class Session:
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
             replies = writer.complete_many([requests[i][2] for i in part])
-            cache.put({keys[i]: text for i, text in zip(part, replies)})
+            cache.put({keys[i]: text for i, text in zip(part, replies)},
+                      {keys[i]: [self.sentences.text(r) for r in requests[i][1]] for i in part})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
         return {"communities": count, "written": len(todo),

@@ -312,8 +312,10 @@ def table_schemas(dim: int) -> dict[str, pa.Schema]:
         "embedding_cache": pa.schema([("key", _s()), ("vector", pa.list_(pa.float32()))]),
         "report_cache": pa.schema([("key", _s()), ("record_json", _s())]),
         # what a writer model wrote for a query (`search/written.py`), by its request: a
-        # later question giving the writer the same evidence reads it back (kept by sync)
-        "written_cache": pa.schema([("key", _s()), ("text", _s())]),
+        # later question giving the writer the same evidence reads it back; `sources`, the
+        # sentences it was written from (`work.sentence_key`): a build keeps it while the
+        # documents still say them all (`forget.py`)
+        "written_cache": pa.schema([("key", _s()), ("text", _s()), ("sources", strs)]),
         "llm_calls": pa.schema(
             [
                 ("build_id", _s()), ("stage", _s()), ("purpose", _s()), ("prompt_hash", _s()),

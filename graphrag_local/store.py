@@ -177,7 +177,8 @@ class Store:
                 table.checkout(version)
             except (ValueError, RuntimeError, OSError):
                 raise IndexStateError(
-                    f"{self.dir}: the build this reader opened has since been replaced twice; "
+                    f"{self.dir}: the build this reader opened has since been replaced (twice, or "
+                    "once with a document removed); "
                     "open the index again"
                 ) from None
         return table
@@ -214,6 +215,9 @@ class Store:
 
     def append_vectors(self, name: str, keys: list[str], vectors) -> None:
         """Add (key, vector) rows to a vector work table, as `append` does."""
+        self._append(name, self._vector_rows(name, keys, vectors))
+
+    def _vector_rows(self, name: str, keys: list[str], vectors):
         import numpy as np
         import pyarrow as pa
 
@@ -221,8 +225,36 @@ class Store:
         n, dim = vectors.shape
         offsets = pa.array(np.arange(0, (n + 1) * dim, dim, dtype=np.int32))
         column = pa.ListArray.from_arrays(offsets, pa.array(vectors.ravel()))
-        self._append(name, pa.Table.from_arrays([pa.array(keys, pa.string()), column],
-                                                schema=self._schema(name, 0)))
+        return pa.Table.from_arrays([pa.array(keys, pa.string()), column],
+                                    schema=self._schema(name, 0))
+
+    def replace_rows(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """A work table rewritten to hold `rows` only, its older versions and the files
+        only they used removed: what the rows left out said is gone from the folder
+        (`forget.py`; under the build lock)."""
+        import pyarrow as pa
+
+        self._replace(name, pa.Table.from_pylist(rows, schema=self._schema(name, 0)))
+
+    def replace_vectors(self, name: str, keys: list[str], vectors) -> None:
+        """`replace_rows` for a vector work table."""
+        self._replace(name, self._vector_rows(name, keys, vectors))
+
+    def _replace(self, name: str, data) -> None:
+        with writing(self.dir):
+            self._db.create_table(name, data=data, schema=data.schema, mode=self._mode(name))
+        self.keep_latest(name)
+
+    def keep_latest(self, name: str) -> None:
+        """Remove every version of `name` but the latest, and the files only they used
+        (`forget.py`, under the build lock: a reader still on the previous build is told
+        to open the index again). Errors are raised: what they would have removed stays."""
+        table = self._open(name, latest=True)
+        if table is None:
+            return
+        with writing(self.dir), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "other readers will fail"
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
     def _append(self, name: str, data) -> None:
         with writing(self.dir):

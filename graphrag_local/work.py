@@ -56,6 +56,13 @@ def embedding_key(embedder: str, text: str) -> str:
     return content_id(embedder, text, length=24)
 
 
+def sentence_key(text: str) -> str:
+    """A sentence of the documents as a writer's cached reply names what it was written
+    from (`written_cache.sources`): by its text, so that a build can tell whether the
+    documents still say it (`forget.py`)."""
+    return content_id("sentence", text, length=16)
+
+
 class TableWriter:
     """Appends to one work table: committed at once for a unit of model work (durable),
     otherwise gathered and committed about once a second; fragments merged and old
@@ -111,24 +118,38 @@ class WorkCache:
     so a build killed right after keeps it; cheap units go in batches."""
 
     def __init__(self, store, table: str, value: str):
-        self.value = value
+        self.store, self.table, self.value = store, table, value
         self.writer = TableWriter(store, table)
         self._rows = {r["key"]: r for r in store.read(table)}
+        self.used: set[str] = set()  # the keys this build asked for (`forget.py`)
 
     def __contains__(self, key: str) -> bool:
+        self.used.add(key)
         return key in self._rows
 
     def get(self, key: str) -> Any:
-        row = self._rows.get(key)
+        row = self.row(key)
         return None if row is None else row[self.value]
 
     def row(self, key: str) -> dict | None:
+        self.used.add(key)
         return self._rows.get(key)
 
     def put(self, key: str, value: Any, *, durable: bool = True, **columns: Any) -> None:
         row = {"key": key, self.value: value, **columns}
         self._rows[key] = row
+        self.used.add(key)
         self.writer.add([row], durable=durable)
+
+    def keep_used(self) -> int:
+        """Rewrite the table with only the rows this build asked for, its older versions
+        removed; returns how many rows went."""
+        self.finish()
+        gone = [k for k in self._rows if k not in self.used]
+        if gone:
+            self._rows = {k: r for k, r in self._rows.items() if k in self.used}
+            self.store.replace_rows(self.table, list(self._rows.values()))
+        return len(gone)
 
     def finish(self) -> None:
         self.writer.finish()
@@ -145,12 +166,14 @@ class VectorCache:
         self._blocks: list[np.ndarray] = [matrix]
         self._where: dict[str, tuple[int, int]] = {r["key"]: (0, i) for i, r in enumerate(rows)}
         self.writer = TableWriter(store, table, self._commit)
+        self.used: set[str] = set()  # the keys this build asked for (`forget.py`)
 
     def _commit(self, parts: list[tuple[str, np.ndarray]]) -> None:
         self.store.append_vectors(self.table, [k for k, _ in parts],
                                   np.stack([v for _, v in parts]))
 
     def __contains__(self, key: str) -> bool:
+        self.used.add(key)
         return key in self._where
 
     @property
@@ -158,10 +181,12 @@ class VectorCache:
         return next((b.shape[1] for b in self._blocks if b.size), 0)
 
     def get(self, key: str) -> np.ndarray | None:
+        self.used.add(key)
         at = self._where.get(key)
         return None if at is None else self._blocks[at[0]][at[1]]
 
     def put_many(self, keys: list[str], vectors: np.ndarray, *, durable: bool = False) -> None:
+        self.used.update(keys)
         vectors = np.asarray(vectors, dtype=np.float32)
         new = [(k, i) for i, k in enumerate(keys) if k not in self._where]
         if not new:
@@ -183,3 +208,17 @@ class VectorCache:
 
     def finish(self) -> None:
         self.writer.finish()
+
+    def keep_used(self) -> int:
+        """Rewrite the table with only the vectors this build asked for, its older
+        versions removed; returns how many went."""
+        self.finish()
+        kept = [k for k in self._where if k in self.used]
+        gone = len(self._where) - len(kept)
+        if gone:
+            dim = self.dim
+            matrix = (np.stack([self.get(k) for k in kept]) if kept
+                      else np.zeros((0, dim), np.float32))
+            self._blocks, self._where = [matrix], {k: (0, i) for i, k in enumerate(kept)}
+            self.store.replace_vectors(self.table, kept, matrix)
+        return gone

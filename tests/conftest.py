@@ -131,3 +131,27 @@ def copy_corpus(dest: Path, names=None) -> Path:
         if names is None or p.name in names:
             shutil.copy(p, dest / p.name)
     return dest
+
+
+def traces(index: Path, word: str) -> list[str]:
+    """Where the index folder still holds `word`: a file whose bytes hold it, a row of any
+    retained version of a table that says it (a table's data may be stored compressed,
+    where bytes do not show it), rows deleted but kept in their file (`_deletions`), or
+    more data files than the retained versions read (one could hold it compressed)."""
+    import lancedb
+
+    found = [str(p) for p in index.rglob("*")
+             if p.is_file() and (word.encode() in p.read_bytes() or "_deletions" in p.parts)]
+    db = lancedb.connect(str(index / "lancedb"))
+    for name in Store(index).tables():
+        table = db.open_table(name)
+        fragments = 0
+        for v in table.list_versions():
+            table.checkout(v["version"])
+            fragments += table.stats()["fragment_stats"]["num_fragments"]
+            if word in str(table.to_arrow().to_pylist()):
+                found.append(f"{name} version {v['version']}")
+        files = list((index / "lancedb" / f"{name}.lance" / "data").glob("*.lance"))
+        if len(files) > fragments:
+            found.append(f"{name}: {len(files)} data files, {fragments} fragments read")
+    return found

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KERNEL_VARIANT, assert_tables_agree, copy_corpus
+from conftest import KERNEL_VARIANT, assert_tables_agree, copy_corpus, traces
 
 from graphrag_local.schema import OUTPUT_TABLES
 from graphrag_local.stages.ground import normalise
@@ -199,11 +199,13 @@ def synced(two_builds, tmp_path_factory):
     (docs / "ski_club.txt").write_text(SKI_CLUB, encoding="utf-8")
     first = _cli_build(docs, base / "idx", base / "home")
     named = {e["name"] for e in Store(base / "idx").read("entities")}
+    held = traces(base / "idx", "Fjellheim")
     (docs / "ski_club.txt").unlink()
     # the sync runs on another kernel path than the fresh build it is compared with
     second = _cli_build(docs, base / "idx", base / "home", KERNEL_VARIANT)
     return {"base": base, "first": first, "second": second, "fresh": two_builds["base"] / "b",
-            "named_before": named}
+            "named_before": named, "held_before": held}
+
 
 
 def test_sync_removes_what_only_a_deleted_document_supported(synced):
@@ -220,3 +222,5 @@ def test_sync_removes_what_only_a_deleted_document_supported(synced):
         assert_tables_agree(Store(synced["base"] / "idx").read(table),
                             Store(synced["fresh"]).read(table), table)
     assert s["partition_change"]["0"]["nodes_compared"] > 0
+    # and the deleted document's text left the index folder: its work rows, old versions
+    assert synced["held_before"] and traces(synced["base"] / "idx", "Fjellheim") == []

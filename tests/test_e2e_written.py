@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from cli_helpers import run
-from conftest import no_network
+from conftest import no_network, traces
 
 from graphrag_local import api, support
 from graphrag_local.models import presets
@@ -135,6 +135,21 @@ def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp
     for line in lines:  # each shown line passes the check against the chunks it cites
         cited = [data.chunks[c].text for c, ref in data.chunk_ref.items() if ref in line["refs"]]
         assert cited and support.check(line["text"], cited).ok
+    # a sync: the festival's document removed. The reports of the communities it did not
+    # touch stay written (read back, not written again); what was computed or written from
+    # its sentences leaves the index folder with its text ("Castell": only it says so)
+    docs = tmp_path / "docs"
+    shutil.copytree(e2e["docs"], docs)
+    assert traces(index, "Castell")
+    (docs / "05_lantern_festival.md").unlink()
+    with no_network() as attempts:
+        synced = api.build(docs, index)
+        assert traces(index, "Castell") == []
+        third = api.write_reports(index, writer=WRITER)
+    assert not attempts and synced["sync"]["documents_removed"] == ["05_lantern_festival.md"]
+    assert synced["sync"]["work_rows_forgotten"] >= 1
+    assert third["cached"] >= 1 and third["communities"] < first["communities"]
+
 
 
 def test_a_focused_global_question_gets_a_short_written_answer_over_its_quotes(e2e):

@@ -285,7 +285,7 @@ class DictCache:
     def get(self, key):
         return self.rows.get(key)
 
-    def put(self, rows):
+    def put(self, rows, sources=None):
         self.rows.update(rows)
 
 
@@ -426,7 +426,7 @@ def test_a_topic_is_the_same_request_wherever_it_stands_in_the_answer():
         def get(self, key):
             return cache.get(key)
 
-        def put(self, rows):
+        def put(self, rows, sources=None):
             cache.update(rows)
 
     first = FakeChatModel(["## The harbour dispute\n- Hannah Greer opposed dredging Aldren "

@@ -325,12 +325,14 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         requests = [_request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
                              False, max_lines, max_tokens, bound, languages)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
-        _streamed(model, requests[0], cache, checker)
+        _streamed(model, requests[0], cache, checker, texts)
         return checker.written, checker
     # the topics are decoded together (the batched decoder reads the weights once a step for
     # all of them); each reply is then read line by line, checked, and streamed in order
+    given = [[evidence[n - 1].text for n in numbers] for numbers in topics]
     replies = [renumbered(reply, numbers)  # the topic's own numbers, back to the answer's
-               for reply, numbers in zip(_replies(model, requests, cache, checker), topics)]
+               for reply, numbers in zip(_replies(model, requests, cache, checker, given),
+                                         topics)]
     stream, checker.on_text = on_text, None  # a section is shown whole, once it fits
     shown = 0  # words shown
     for k, reply in enumerate(replies):
@@ -402,7 +404,8 @@ class ReplyCache(Protocol):
 
     def get(self, key: str) -> str | None: ...
 
-    def put(self, rows: dict[str, str]) -> None: ...
+    def put(self, rows: dict[str, str], sources: dict[str, list[str]] | None = None) -> None:
+        """Keep replies by key, each with the texts of the evidence it was written from."""
 
 
 def request_key(model: ChatModel, request: Request) -> str:
@@ -417,7 +420,7 @@ def request_key(model: ChatModel, request: Request) -> str:
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
-             checker: _Checker) -> list[str]:
+             checker: _Checker, sources: list[list[str]]) -> list[str]:
     """The writer's replies: those cached read back, the others decoded together (the
     batched decoder reads the weights once a step for all of them) and cached. At
     temperature 0 a reply is a function of its request, so a cached one is what the
@@ -431,12 +434,12 @@ def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None
         for i, text in zip(todo, model.complete_many([requests[i] for i in todo])):
             replies[i] = text
         if cache is not None:
-            cache.put({keys[i]: replies[i] for i in todo})
+            cache.put({keys[i]: replies[i] for i in todo}, {keys[i]: sources[i] for i in todo})
     return [r or "" for r in replies]
 
 
 def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
-              checker: _Checker) -> None:
+              checker: _Checker, sources: list[str]) -> None:
     """One reply read by `checker` as the writer writes it (or read back from the cache)."""
     key = request_key(model, request) if cache is not None else ""
     text = cache.get(key) if cache is not None else None
@@ -448,7 +451,7 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
                               max_tokens=request.max_tokens, purpose=request.purpose,
                               on_text=checker, avoid=request.avoid)
         if cache is not None:
-            cache.put({key: text})
+            cache.put({key: text}, {key: sources})
     if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
         checker.line(checker.buffer)
     checker.buffer = ""
