@@ -7,9 +7,8 @@ still hold what was computed from the old text: its chunks' extraction records, 
 sentences' vectors, replies written from its sentences. Here every work table is cut to
 what this build asked for (`WorkCache.used`, `VectorCache.used`: every key the stages
 looked up or wrote; `Build.embedded` for the embedding cache, let go after `embed`), a
-work table this build did not open is emptied, and a cached reply
-is kept only while the documents still say every sentence it was written from
-(`written_cache.sources`). Each table cut is rewritten and its older versions removed,
+work table this build did not open is emptied, and a cached reply is kept only while the
+documents still say every sentence it was written from (`written_cache.sources`). Each table cut is rewritten and its older versions removed,
 and so are the output tables' older versions once the new manifest pins the new ones: a
 reader still on the previous build is told to open the index again.
 

@@ -4,8 +4,8 @@ length cut; `shown` decides: a heading whose every number and every word of the 
 entity names is said by what its topic cites (or its title, or the question; a demonym
 or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
 said is cut before that name, and shown if two words or more are left; one that only
-restates the question, loops, or repeats an earlier heading is not. The caller falls
-back to the community's title.
+restates the question, loops, speaks in the first person or repeats an earlier heading
+is not. The caller falls back to the community's title.
 
 What it deliberately does not do: bind a heading's words by grammar (a heading names a
 topic in the writer's words: "Ethics", "Redemption"), or judge whether a heading is apt."""
@@ -41,19 +41,31 @@ _OPEN_ENDS = support.OPEN_ENDS | frozenset(
 
 def trimmed(heading: str) -> str:
     """A heading the grammar's length cut ("Internet pioneers, entrepreneurs, tech
-    executives, author of the book Closing the") ends at its last comma; any heading loses
-    the commas and function words it ends with ("... Carolina Cruz-Neira and Reid
-    Hoffman's visit to,")."""
+    executives, author of the book Closing the") ends at its last comma; one that says a
+    word twice in a row ends before the second; any heading loses the commas and function
+    words it ends with ("... Carolina Cruz-Neira and Reid Hoffman's visit to,")."""
     if len(heading) > TITLE_CHARS and "," in heading:
         heading = heading[:heading.rindex(",")]
-    words = heading.split()
+    words = _undoubled(heading.split())
     while words:
         last = words[-1].rstrip(",;:-")
-        if last and last.lower() not in _OPEN_ENDS:
+        # an acronym is a name, whatever word it spells in lower case ("AI, Stanford and MIT")
+        if last and (last.lower() not in _OPEN_ENDS or len(last) > 1 and last.isupper()):
             words[-1] = last
             break
         words.pop()
     return " ".join(words) or heading
+
+
+def _undoubled(words: list[str]) -> list[str]:
+    """The words up to one that says the word before it again, a garble ("Don Quijote
+    andantes andantes", "Police Inspecteurs inspecteurs de police": 2 of the 59 headings
+    of the six other-language themes answers); function words may ("very, very")."""
+    for i in range(1, len(words)):
+        a, b = (re.sub(r"[\W_]", "", w).casefold() for w in words[i - 1:i + 1])
+        if a and a == b and a not in support.FUNCTION_WORDS:
+            return words[:i]
+    return words
 
 
 # the endings of a demonym or plural on a place's or person's name ("China" "Chinese",
@@ -99,18 +111,28 @@ def unnamed(heading: str, given: str, name_words: frozenset[str]) -> str | None:
     return None
 
 
+_SPEAKER = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine)\b")  # a speaker's own words
+
+
+def spoken(heading: str) -> bool:
+    """A heading in a speaker's first person is a sentence of a transcript, not a topic's
+    name ("The Google CAT thing was led by my PhD student Quoc Le ...")."""
+    return bool(_SPEAKER.search(heading))
+
+
 def shown(heading: str, given: str, question: str, name_words: frozenset[str],
           earlier: set[str] = frozenset()) -> str:
     """The heading as shown over a topic whose cited text (and title, and question) is
     `given`, or "" where none stands: cut before the first name `given` does not say, two
     words at least ("Google engineers and their influence on AdMob": "Google engineers and
-    their influence"); not only the question's words, not looping, not an `earlier`
-    heading (lower case: a heading said twice names no topic)."""
+    their influence"); not only the question's words, not looping, not in a speaker's
+    first person, not an `earlier` heading (lower case: a heading said twice names no
+    topic)."""
     if (missing := unnamed(heading, given, name_words)) is not None:
         heading = trimmed(_before(heading, missing))
         if len(heading.split()) < 2:
             return ""
-    if (not heading or restates(heading, question) or support.loops(heading)
+    if (not heading or restates(heading, question) or support.loops(heading) or spoken(heading)
             or unnamed(heading, given, name_words) is not None or heading.lower() in earlier):
         return ""
     return heading
