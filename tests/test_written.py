@@ -357,12 +357,33 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
     assert out.sections[0][1][0].reason == "says 'Millbrook' twice (garbled)"
 
 
+def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
+    """A garbled name: the capitalised form of a common word where a name was."""
+    sources = ["Danielle Feinberg is the director of photography at Pixar Studios.",
+               "And there were video games and feedback on the Apple IIe."]
+    assert support.miscased("The director of Photography at Pixar Studios is Danielle "
+                            "Feedback.", sources) == "Photography"
+    assert support.miscased("Danielle Feinberg is the director of photography at Pixar "
+                            "Studios.", sources) == ""
+    assert support.miscased("Video games ran on the Apple IIe. Feedback came.", sources) == ""
+    reply = ("- Pixar Studios has a director of Photography [1]\n"
+             "- Danielle Feinberg is the director of photography at Pixar Studios [1]\n")
+    out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "Who?",
+                       [wr.Evidence(sources[0], ("S1",))], [], max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
+    assert "'Photography' with a capital" in out.sections[0][1][0].reason
+
+
 def test_a_line_saying_the_same_words_twice_is_dropped():
     assert support.loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
     assert not support.loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
     assert support.loops("The cooperative is cooperative, which is a cooperative that "
                          "represents families.")
     assert not support.loops("Mrs. Cratchit kissed Peter, his daughters kissed Peter.")
+    # function words and one other, twice: how sentences go; three times: a loop
+    assert not support.loops("Bob's voice was tremulous when he said this, and trembled more "
+                             "when he said Tiny Tim was growing strong and hearty.")
+    assert support.loops("Somebody is saying that we, as a as a as a as a.")
     assert support.loops("未庄赛神的晚上是未庄赛神的晚上。")  # a tautology says nothing
     assert not support.loops("赵太爷便在晚饭桌上和秀才大爷讨论阿Ｑ古怪。")
     reply = ("- Hannah Greer opposed dredging, Hannah Greer opposed dredging Aldren Harbour [1]\n"

@@ -239,6 +239,8 @@ class _Checker:
             return False, "cut off at the word limit"
         if support.cut_short(text, sources):
             return False, "ends inside a phrase of what it cites"
+        if miscased := support.miscased(text, sources):
+            return False, f"writes '{miscased}' with a capital where what it cites does not (garbled)"
         # a short answer (no topics: a focused question's) rests on one sentence
         verdict = (support.check(text, sources, self.question) if self.group_titles
                    else support.check_one(text, sources))
