@@ -658,8 +658,10 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
     w = getattr(result, "written", None)
     if w:
         speed = result.timings.get("writer_tokens_per_second", 0)
+        # an answer whose every part was read from the index wrote nothing: no speed
+        pace = f"{speed} tokens/s" if result.calls else "read back, nothing written now"
         err.print(f"[dim]written by {w['writer']}: {w['kept']} sentences kept, {w['dropped']} "
-                  f"dropped by the support check · {speed} tokens/s[/]", highlight=False)
+                  f"dropped by the support check · {pace}[/]", highlight=False)
     if result.unknown_refs:
         err.print(
             f"[yellow]note:[/] the answer names sources that were not in its context: "

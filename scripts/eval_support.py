@@ -4,13 +4,20 @@ by reading each beside the sentences it cites: does what it cites say everything
     .venv/bin/python scripts/eval_support.py [LABELS.jsonl] [--judge PRESET]
 
 LABELS (default docs/eval_runs/writer_support_labels.jsonl): one object a line with
-"sentence", "cited" (the cited sentences), "question" and "supported" (the label).
+"sentence", "cited" (the cited sentences), "question" and "supported" (the label), and
+"bound": false for a line written without the bound grammar (its word limit's cut test
+does not apply).
 docs/eval_runs/writer_rewrite_labels.jsonl holds 36 rewrites of lines the check had
 dropped, each written once more from what the line cited, that passed the check (with the
 first wording, why it was dropped, and a note on each): the check's precision on them is
 why a dropped line is not rewritten.
-Prints, for the check, how many it kept and dropped of each label, its precision (kept
-sentences that are supported) and recall (supported sentences it kept). With --judge, the
+Prints, for the support check (all cited sentences together) and for what answers use
+(`written.verdict`: no loop, garble or cut, and one cited sentence saying it all), how
+many it kept and dropped of each label, its precision (kept sentences that are
+supported) and recall (supported sentences it kept).
+docs/eval_runs/writer_bound_labels.jsonl holds 91 lines the 1.5B wrote under the bound
+grammar (Carol's themes, two questions on 12 stories, three on the podcast), each
+labelled so, with a note on each false one. With --judge, the
 same for a model asked YES/NO under a grammar, and for the check followed by that model
 on the sentences the check drops for coverage only."""
 
@@ -22,6 +29,7 @@ import time
 from pathlib import Path
 
 from graphrag_local import support
+from graphrag_local.search import written
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = ("Check a statement against evidence taken from a document. Answer YES only if the "
@@ -48,6 +56,9 @@ def main() -> None:
     rows = [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines()]
     verdicts = [support.check(r["sentence"], r["cited"], r["question"]) for r in rows]
     score("support check", rows, [v.ok for v in verdicts])
+    # what answers use: not looping, garbled or cut, and one cited sentence saying it all
+    score("written.verdict (what answers use)", rows,
+          [written.verdict(r["sentence"], r["cited"], r.get("bound", True))[0] for r in rows])
     if not args.judge:
         return
     from graphrag_local import api

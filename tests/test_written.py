@@ -132,7 +132,7 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
         "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]",
         "- Tobias Renn designed earth banks for the River Aldren at Millbrook [S3, R1]"]
     assert "Norway" not in text and "fishing" not in "".join(streamed)
-    assert ("(1 written sentence dropped: what they cite does not say it, or it repeats "
+    assert ("(1 written sentence dropped: what it cites does not say it, or it repeats "
             "another or is garbled; --json lists them)") in text
     assert out.cited() == [1, 3]
     first, second = (a["grammar"] for a in model.asked)
@@ -355,6 +355,27 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
                              [wr.Evidence(sources[0], ("S1",))], [], max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
     assert out.sections[0][1][0].reason == "says 'Millbrook' twice (garbled)"
+
+
+def test_a_topic_line_that_only_two_sentences_together_say_is_dropped():
+    """Every line rests on one cited sentence: one joining two passes the check of all it
+    cites together, and was false (Carol: the expectation is Scrooge's, of his future
+    self; Jacob is in another sentence)."""
+    sources = ["For he had an expectation that the conduct of his future self would give "
+               "him the clue he missed.",
+               "They could scarcely be supposed to have any bearing on the death of Jacob, "
+               "his old partner, for that was Past, and this Ghost's province was the Future."]
+    joined = ("The Ghost had an expectation that the conduct of Jacob, his old partner, "
+              "would give him the clue he missed.")
+    assert support.check(joined, sources).ok
+    assert not wr.verdict(joined, sources)[0]
+    one = "He had an expectation that the conduct of his future self would give him the clue."
+    reply = f"## Scrooge's expectation\n- {joined} [1][2]\n- {one} [1]\n"
+    ev = [wr.Evidence(t, (f"S{i}",), 0) for i, t in enumerate(sources, 1)]
+    out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "What are the themes?", ev,
+                       ["Scrooge and the Ghost"], max_tokens=100)
+    assert (out.kept, out.dropped) == (1, 1)
+    assert out.sections[0][1][0].reason.startswith("no one cited sentence says it")
 
 
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
