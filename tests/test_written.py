@@ -378,6 +378,18 @@ def test_a_topic_line_that_only_two_sentences_together_say_is_dropped():
     assert out.sections[0][1][0].reason.startswith("no one cited sentence says it")
 
 
+def test_a_modal_verb_its_source_lacks_fails_the_check():
+    """How sure or binding a claim is belongs to its source (the demo's answer had
+    "must have been dredged" of "must be dredged")."""
+    source = ["Jonas Halvard decided that Aldren Harbour must be dredged.",
+              "Tobias Renn argued that restoring Kessel Marsh would protect Millbrook."]
+    assert support.check("Jonas Halvard decided that Aldren Harbour must be dredged.", source).ok
+    assert support.check("Jonas Halvard decided Aldren Harbour must have been dredged.",
+                         source).reason == "'must have' not in what it cites"
+    assert support.check("Restoring Kessel Marsh could protect Millbrook, Tobias Renn argued.",
+                         source).reason == "'could' not in what it cites"
+
+
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
     """A garbled name: the capitalised form of a common word where a name was."""
     sources = ["Danielle Feinberg is the director of photography at Pixar Studios.",
