@@ -399,6 +399,9 @@ def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
     assert support.miscased("Danielle Feinberg is the director of photography at Pixar "
                             "Studios.", sources) == ""
     assert support.miscased("Video games ran on the Apple IIe. Feedback came.", sources) == ""
+    # a name its source joins by a hyphen
+    assert support.miscased("Soon the Mouse Deer was called before King Solomon.",
+                            ["Soon the Mouse-deer was called before King Solomon."]) == ""
     reply = ("- Pixar Studios has a director of Photography [1]\n"
              "- Danielle Feinberg is the director of photography at Pixar Studios [1]\n")
     out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "Who?",
