@@ -235,13 +235,12 @@ class Session:
 
     @property
     def writer(self) -> ChatModel:
-        """The writer model (`writer_name`), loaded on first use."""
+        """The writer model (`writer_name`), opened on first use (`api.open_writer`: its
+        weights load when it first writes, and `ask` counts that as its load)."""
         if self._writer is None:
             if self._get_writer is None:
                 raise ConfigError("this session has no way to load a writer model")
-            started = time.perf_counter()
             self._writer = self._get_writer(self.writer_name)
-            self.load_seconds["writer"] = round(time.perf_counter() - started, 3)
         return self._writer
 
     @property
@@ -428,6 +427,8 @@ class Session:
         loaded = dict(self.load_seconds)
         lead = self.settings.query.lead if lead is None else lead
         result = self.mode.answer(self, method, question, level, history or [], on_text, lead)
+        if (opened := getattr(self._writer, "opened_seconds", None)) is not None:
+            self.load_seconds.setdefault("writer", opened)
         for what, seconds in self.load_seconds.items():
             if what not in loaded:  # loaded for this question: say so, it is not search time
                 result.timings[f"{what}_load_seconds"] = seconds
