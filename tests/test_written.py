@@ -369,7 +369,8 @@ def test_a_topic_line_that_only_two_sentences_together_say_is_dropped():
               "would give him the clue he missed.")
     assert support.check(joined, sources).ok
     assert not wr.verdict(joined, sources)[0]
-    one = "He had an expectation that the conduct of his future self would give him the clue."
+    one = ("He had an expectation that the conduct of his future self would give him the "
+           "clue he missed.")
     reply = f"## Scrooge's expectation\n- {joined} [1][2]\n- {one} [1]\n"
     ev = [wr.Evidence(t, (f"S{i}",), 0) for i, t in enumerate(sources, 1)]
     out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "What are the themes?", ev,
@@ -388,6 +389,23 @@ def test_a_modal_verb_its_source_lacks_fails_the_check():
                          source).reason == "'must have' not in what it cites"
     assert support.check("Restoring Kessel Marsh could protect Millbrook, Tobias Renn argued.",
                          source).reason == "'could' not in what it cites"
+
+
+def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_short():
+    source = ["The flood water also covered the main road between Millbrook and Port Aldren."]
+    assert support.cut_short("The flood water also covered the main.", source)
+    assert not support.cut_short("The flood water covered the main road.", source)
+    assert not support.cut_short("Bob got nearer the ruler.", ["Bob got nearer to the ruler."])
+
+
+def test_a_number_said_with_another_qualifier_fails_the_check():
+    """"in 2019" is not "since 2019" (the sample corpus, asked when Lena Castell started)."""
+    source = ["Lena Castell has directed the Lantern Festival since 2019."]
+    assert support.check("Lena Castell has directed the Lantern Festival since 2019.",
+                         source).ok
+    assert support.check("Lena Castell has directed the Lantern Festival in 2019.",
+                         source).reason == "'in 2019' not in what it cites"
+    assert support.requalified("The festival was directed by Lena Castell, 2019.", source) == ""
 
 
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():

@@ -32,8 +32,8 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
 (README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
-limit cut, that stops inside a phrase of what it cites ("... investors in."), that says
-the same words twice, or a name twice in a row (a garble), is dropped.
+limit cut, or a garble (`verdict`: it loops, says a name twice, stops inside a phrase of
+what it cites, capitalises a common word where a name was), is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -297,7 +297,7 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
     labelled (docs/eval_runs/writer_bound_labels.jsonl: Carol's themes, two questions on
     12 stories, three on the podcast), the lines kept were 77% supported, on Carol 11 of
     16 ("The Ghost had an expectation that the conduct of Jacob ..." of "he had an
-    expectation ..." and "... the death of Jacob"); held to one sentence, 85%, on Carol
+    expectation ..." and "... the death of Jacob"); held to one sentence, 87%, on Carol
     11 of 12, and 45 of the 53 supported lines kept instead of 49
     (`scripts/eval_support.py`)."""
     if support.loops(text):
