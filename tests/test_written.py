@@ -365,9 +365,13 @@ def test_a_topic_line_that_only_two_sentences_together_say_is_dropped():
                "him the clue he missed.",
                "They could scarcely be supposed to have any bearing on the death of Jacob, "
                "his old partner, for that was Past, and this Ghost's province was the Future."]
-    joined = ("The Ghost had an expectation that the conduct of Jacob, his old partner, "
-              "would give him the clue he missed.")
+    joined = ("The Ghost had an expectation that Jacob, his old partner, would give him the "
+              "clue he missed.")
     assert support.check(joined, sources).ok
+    # the line as written ("the conduct of Jacob") also hangs a word on Jacob that neither
+    # sentence hangs there
+    assert support.misattached(joined.replace("that Jacob", "that the conduct of Jacob"),
+                               sources) == "conduct of Jacob"
     assert not wr.verdict(joined, sources)[0]
     one = ("He had an expectation that the conduct of his future self would give him the "
            "clue he missed.")
@@ -406,6 +410,36 @@ def test_a_number_said_with_another_qualifier_fails_the_check():
     assert support.check("Lena Castell has directed the Lantern Festival in 2019.",
                          source).reason == "'in 2019' not in what it cites"
     assert support.requalified("The festival was directed by Lena Castell, 2019.", source) == ""
+
+
+def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_source():
+    """The 1.5B's short answers on Carol: "The sister of Scrooge is the plump one ..." of
+    "Scrooge's niece's sister--the plump one ...", and "Fred was Scrooge's niece" of a
+    sentence where Fred is spoken to."""
+    sister = ["Whereat Scrooge's niece's sister--the plump one with the lace tucker: not the "
+              "one with the roses--blushed."]
+    hinted = ["'I'm sure he is very rich, Fred,' hinted Scrooge's niece."]
+    assert support.misattached("The sister of Scrooge is the plump one with the lace tucker.",
+                               sister) == "sister of Scrooge"
+    assert support.misattached("Scrooge's sister blushed.", sister) == "sister of Scrooge"
+    assert support.misattached("Scrooge's niece's sister blushed.", sister) == ""
+    assert support.misattached("Fred was Scrooge's niece.", hinted) == "Fred as Scrooge"
+    assert support.check("Fred was Scrooge's niece.", hinted).reason == \
+        "'Fred as Scrooge' said of no name it cites"
+    assert not wr.verdict("Fred was Scrooge's niece.", hinted)[0]
+    # said the other way, or with words and a comma between, it stands
+    assert support.misattached("Bob Cratchit was Scrooge's clerk.",
+                               ["Bob Cratchit, Scrooge's clerk, went home."]) == ""
+    assert support.misattached("The clerk of Scrooge was cold.", ["Scrooge's clerk was cold."]) == ""
+    assert support.misattached("Scrooge's former partner was Marley.",
+                               ["Marley was Scrooge's former partner."]) == ""
+    assert support.misattached("Bob went down a slide in honour of Christmas Eve.",
+                               ["Bob went down a slide in honour of its being Christmas Eve."]) == ""
+    assert support.misattached("The Cratchits laughed at the idea of Peter being a man of business.",
+                               ["The Cratchits laughed at the idea of Peter's being a man of "
+                                "business."]) == ""
+    assert support.misattached("The sister of Scrooge blushed.",
+                               ["The sister of Scrooge's niece blushed."]) == "sister of Scrooge"
 
 
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():

@@ -297,9 +297,9 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
     labelled (docs/eval_runs/writer_bound_labels.jsonl: Carol's themes, two questions on
     12 stories, three on the podcast), the lines kept were 77% supported, on Carol 11 of
     16 ("The Ghost had an expectation that the conduct of Jacob ..." of "he had an
-    expectation ..." and "... the death of Jacob"); held to one sentence, 87%, on Carol
-    11 of 12, and 45 of the 53 supported lines kept instead of 49
-    (`scripts/eval_support.py`)."""
+    expectation ..." and "... the death of Jacob"); held to one sentence, 87% (88% with
+    `support.misattached`), on Carol 11 of 12, and 45 of the 53 supported lines kept
+    instead of 49 (`scripts/eval_support.py`)."""
     if support.loops(text):
         return False, "repeats itself"
     if doubled := support.doubled_name(text):
