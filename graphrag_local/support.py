@@ -24,7 +24,9 @@ only when the sentences it cites hold
 `check_one` asks it of one cited sentence alone, as every written line is asked
 (`search/written.verdict`). The tests of a garble, run before it, are here too: a line
 that loops (`loops`), says a name twice (`doubled_name`), stops inside a phrase of what it
-cites (`cut_short`) or capitalises a common word where a name was (`miscased`).
+cites (`cut_short`) or on a verb that needs more (`dangles`), leaves a word out of a
+phrase (`gapped`), capitalises a common word where a name was (`miscased`), only names
+something (`names_only`) or cuts a name short into another (`truncated_name`).
 
 The question's own words count as given: "What are the main themes?" makes "themes" no
 invention. Measured on sentences the writer wrote, labelled by reading them beside what
@@ -47,11 +49,12 @@ from .language.scripts import CJK
 
 COVERAGE = 1.0
 STEM = 5
-# words that say how statements relate, not what happened: a sentence may add them
+# words that say how statements relate, not what happened: a sentence may add them (not
+# "role": "covered the main role between Millbrook and Port Aldren" of "the main road")
 FRAME_WORDS = frozenset("""
 theme themes topic topics main key central focus focuses focused concern concerns
 concerned involve involves involved include includes including discuss discusses
-describe describes described relate relates related relationship role roles issue issues
+describe describes described relate relates related relationship issue issues
 several various different both together while whereas however meanwhile overall
 documents document text texts story stories mention mentions mentioned according
 """.split())
@@ -534,4 +537,79 @@ def misattached(sentence: str, sources: list[str]) -> str:
                 if set(b) != set(name) and not any(_identified(t, name, b) for t in cited):
                     named = " ".join(re.sub(r"['’]s$", "", w) for w in shown[other[0]:other[1]])
                     return f"{said} as {named}"
+    return ""
+
+
+_AUXILIARIES = frozenset("is was are were be been being am has have had".split())
+
+
+def dangles(sentence: str, sources: list[str]) -> bool:
+    """Whether the sentence stops on a verb that needs more ("Marley's face was." of "...
+    not a knocker, but Marley's face."): it ends with "is", "was", "had" or the like, and
+    no cited sentence ends a clause on its last two words ("... as he was.")."""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    if len(words) < 2 or words[-1] not in _AUXILIARIES or CJK.search(sentence):
+        return False
+    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, words[-2:])) + r"\b\s*[^\w\s]",
+                         re.IGNORECASE)
+    return not any(pattern.search(s) for s in sources)
+
+
+def names_only(sentence: str) -> bool:
+    """Whether the sentence only names something ("The Millbrook Flood.", "Today in the
+    U."): each word a function word or a word of a name, and none a verb of them ("is":
+    "Christina Warren is a Senior Cloud Developer Advocate at Microsoft." says something).
+    Latin-script text only."""
+    if CJK.search(sentence):
+        return False
+    words = _WORD.findall(sentence)
+    return bool(words) and all(
+        (w.lower() in FUNCTION_WORDS or w[:1].isupper() or w.isdigit())
+        and w.lower() not in _AUXILIARIES and w.lower() not in MODALS for w in words)
+
+
+def truncated_name(sentence: str, sources: list[str]) -> str:
+    """A name of two words or more the sentence says that no cited sentence says whole:
+    wherever it stands there, another capitalised word follows ("Jonas Halvard asked the
+    Port Aldren Town to approve ..." of "... the Port Aldren Town Council ..."; "Mara
+    Quill spoke for the Aldren Water." of "the Aldren Water Trust"). The name, or "".
+    Latin-script text only."""
+    if CJK.search(sentence):
+        return ""
+    for start, end, name in _name_runs(sentence):
+        if end - start < 2:
+            continue
+        pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, name.split())) + r"\b",
+                             re.IGNORECASE)
+        found = whole = False
+        for s in sources:
+            for m in pattern.finditer(s):
+                found = True
+                after = s[m.end():].lstrip(" ")
+                if not after[:1].isupper():
+                    whole = True
+        if found and not whole:
+            return name
+    return ""
+
+
+def gapped(sentence: str, sources: list[str]) -> str:
+    """An article, a word and a preposition that no cited sentence says together, where
+    one says them with one more word before the preposition ("The flood water also
+    covered the main between Millbrook and Port Aldren." of "the main road between"): a
+    word left out of a phrase, the cut of `cut_short` inside a line. The three words, or
+    ""."""
+    if CJK.search(sentence):
+        return ""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    for i in range(len(words) - 2):
+        a, w, p = words[i:i + 3]
+        if a not in ARTICLES or w in FUNCTION_WORDS or p not in _PREPOSITIONS:
+            continue
+        said = re.compile(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", re.IGNORECASE)
+        left_out = re.compile(rf"\b{a}\s+{re.escape(w)}\s+[^\W_]+\s+{p}\b", re.IGNORECASE)
+        if (re.search(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", sentence, re.IGNORECASE)
+                and not any(said.search(s) for s in sources)
+                and any(left_out.search(s) for s in sources)):
+            return f"{a} {w} {p}"
     return ""

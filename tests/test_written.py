@@ -442,6 +442,33 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
                                ["The sister of Scrooge's niece blushed."]) == "sister of Scrooge"
 
 
+def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped():
+    """Short answers the 1.5B wrote over the sample corpus and Carol that passed the word
+    checks: a clause stopped on its verb, a name with nothing said of it, a name shortened
+    into another ("the Port Aldren Town"), a common word put for one of its source's
+    ("the main role" of "the main road": "role" is no longer a frame word)."""
+    road = ["The flood water also covered the main road between Millbrook and Port Aldren."]
+    council = ["Jonas Halvard asked the Port Aldren Town Council to dredge Aldren Harbour."]
+    assert wr.verdict("Marley's face was.", ["Not a knocker, but Marley's face."]) == \
+        (False, "ends on a verb that needs more")
+    assert not support.dangles("Scrooge was as mean as he was.", ["Scrooge was as mean as he was."])
+    assert wr.verdict("The Millbrook Flood.", ["The Millbrook Flood struck in October."]) == \
+        (False, "names something and says nothing of it")
+    assert not support.names_only("Christina Warren is a Senior Cloud Developer Advocate.")
+    assert wr.verdict("Jonas Halvard asked the Port Aldren Town to dredge Aldren Harbour.",
+                      council) == (False, "says 'Port Aldren Town', a name cut short of what it cites")
+    assert wr.verdict("Jonas Halvard asked the Port Aldren Town Council to dredge Aldren "
+                      "Harbour.", council) == (True, "")
+    assert wr.verdict("The flood water also covered the main role between Millbrook and Port "
+                      "Aldren.", road)[1].endswith("coverage 0.86")
+    # ... and, "role" no longer to be had, the word left out
+    assert wr.verdict("The flood water also covered the main between Millbrook and Port "
+                      "Aldren.", road) == (False, "leaves a word out of what it cites "
+                                                  "('the main between')")
+    assert support.gapped("The Cooperative joined in a campaign against the dredging.",
+                          ["The Cooperative joined the Trust in a campaign against it."]) == ""
+
+
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
     """A garbled name: the capitalised form of a common word where a name was."""
     sources = ["Danielle Feinberg is the director of photography at Pixar Studios.",

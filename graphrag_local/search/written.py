@@ -33,7 +33,8 @@ what order, and what to leave out. On Carol's themes the 1.5B's kept share went 
 (README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
 decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
 limit cut, or a garble (`verdict`: it loops, says a name twice, stops inside a phrase of
-what it cites, capitalises a common word where a name was), is dropped.
+what it cites or on a verb that needs more, leaves a word out of a phrase, capitalises a
+common word where a name was, only names something, cuts a name short), is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -310,6 +311,14 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, "ends inside a phrase of what it cites"
     if miscased := support.miscased(text, sources):
         return False, f"writes '{miscased}' with a capital where what it cites does not (garbled)"
+    if gap := support.gapped(text, sources):
+        return False, f"leaves a word out of what it cites ('{gap}')"
+    if support.dangles(text, sources):
+        return False, "ends on a verb that needs more"
+    if support.names_only(text):
+        return False, "names something and says nothing of it"
+    if cut_name := support.truncated_name(text, sources):
+        return False, f"says '{cut_name}', a name cut short of what it cites"
     checked = support.check_one(text, sources)
     return checked.ok, checked.reason
 
