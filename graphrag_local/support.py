@@ -416,6 +416,8 @@ def _same_name(a: str, b: str) -> bool:
 _MARKED = re.compile(r"[^\W_]+(?:['’]s(?![^\W_]))?|[,;:.!?\"'‘’“”«»()—–]|(?<= )-(?= )")
 _COPULAS = frozenset("is was are were".split())
 _OWNERS = frozenset("his her its their".split())
+_NAMING = frozenset("known called named".split())
+_LISTING = frozenset("and or nor".split())
 
 
 def _tokens(text: str) -> list[tuple[str, bool, bool]]:
@@ -476,14 +478,16 @@ def _identified(tokens: list[tuple[str, bool, bool]], a: list[str], b: list[str]
     """Whether `tokens` put names `a` and `b` in one statement of who is who: nothing
     between them but function words and at most one comma or dash ("Fezziwig, the
     master", "Belle was the girl"), no quote nor other word ("'... Fred,' hinted
-    Scrooge's niece")."""
+    Scrooge's niece"), nor "and" ("the firm was known as Scrooge and Marley": two
+    names listed)."""
     for x in _find(tokens, a):
         for y in _find(tokens, b):
             lo, hi = (x + 1, y - len(b) + 1) if x < y else (y + 1, x - len(a) + 1)
             between = tokens[lo:hi]
             marks = [w for w, _p, _c in between if not w]
             if (len(between) <= RELATED_WITHIN and len(marks) <= 1
-                    and all(w in FUNCTION_WORDS for w, _p, _c in between if w)):
+                    and all(w in FUNCTION_WORDS and w not in _LISTING for w, _p, _c in between
+                            if w)):
                 return True
     return False
 
@@ -525,10 +529,14 @@ def misattached(sentence: str, sources: list[str]) -> str:
             role = line[k - 1][0]  # "the sister of Scrooge"
         if role and role not in FRAME_WORDS and not any(_attached(t, name, role) for t in cited):
             return f"{role} of {said}"
-        # "A was B ...": A named as B, or as what is B's
+        # "A was B ...", "A was also known as B": A named as B, or as what is B's
         nxt = end
         if nxt < len(line) and line[nxt][0] in _COPULAS:
             nxt += 1
+            if nxt < len(line) and line[nxt][0] in ("also", "still"):
+                nxt += 1
+            if nxt < len(line) and line[nxt][0] in _NAMING:  # "was also known as B"
+                nxt += 1 + (nxt + 1 < len(line) and line[nxt + 1][0] == "as")
             while nxt < len(line) and line[nxt][0] in ARTICLES:
                 nxt += 1
             other = next(((s, e) for s, e in runs if s == nxt), None)

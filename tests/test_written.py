@@ -427,6 +427,9 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
     assert support.check("Fred was Scrooge's niece.", hinted).reason == \
         "'Fred as Scrooge' said of no name it cites"
     assert not wr.verdict("Fred was Scrooge's niece.", hinted)[0]
+    # names listed are not one named as the other
+    assert support.misattached("Marley was also known as Scrooge and Marley.",
+                               ["The firm was known as Scrooge and Marley."]) == "Marley as Scrooge"
     # said the other way, or with words and a comma between, it stands
     assert support.misattached("Bob Cratchit was Scrooge's clerk.",
                                ["Bob Cratchit, Scrooge's clerk, went home."]) == ""
