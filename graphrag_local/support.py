@@ -22,11 +22,7 @@ only when the sentences it cites hold
    there (`misattached`).
 
 `check_one` asks it of one cited sentence alone, as every written line is asked
-(`search/written.verdict`). The tests of a garble, run before it, are here too: a line
-that loops (`loops`), says a name twice (`doubled_name`), stops inside a phrase of what it
-cites (`cut_short`) or on a verb that needs more (`dangles`), leaves a word out of a
-phrase (`gapped`), capitalises a common word where a name was (`miscased`), only names
-something (`names_only`) or cuts a name short into another (`truncated_name`).
+(`search/written.verdict`), after the tests of a garble (`garbles.py`).
 
 The question's own words count as given: "What are the main themes?" makes "themes" no
 invention. Measured on sentences the writer wrote, labelled by reading them beside what
@@ -42,7 +38,6 @@ the 0.5B dropped most supported ones: `scripts/eval_support.py --judge`); fix a 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from .language.scripts import CJK
@@ -203,7 +198,7 @@ def check_one(sentence: str, sources: list[str]) -> Support:
 
 
 RELATED_WITHIN = 8  # words between two names that a sentence relates directly
-_PREPOSITIONS = frozenset("""of for at in on to from with near into onto about over under beside
+PREPOSITIONS = frozenset("""of for at in on to from with near into onto about over under beside
 through during after before since until across along around between among against toward
 towards upon within without like as""".split())
 _CLAUSE = re.compile(r"[,;:.!?]")  # what ends a clause between two names
@@ -211,7 +206,7 @@ _TIMES = frozenset("""january february march april may june july august septembe
 november december monday tuesday wednesday thursday friday saturday sunday""".split())
 
 
-def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
+def name_runs(sentence: str) -> list[tuple[int, int, str]]:
     """Runs of capitalised words (word positions [start, end), text): the names stated;
     not a word opening quoted speech ("'More shame for him'") nor one called to ("Fred!"),
     nor a month or a day."""
@@ -228,130 +223,6 @@ def _name_runs(sentence: str) -> list[tuple[int, int, str]]:
             else:
                 runs.append((i, i + 1, w))
     return runs
-
-
-def loops(text: str) -> bool:
-    """A line that says a run of three words twice (two of them not function words:
-    "Scrooge's nephew said, Scrooge's nephew said, ...") or three times ("as a as a as
-    a"), or a content word three times, is a writer looping, not writing."""
-    if CJK.search(text):  # no spaces: four characters said three times ("学問への学問への..."),
-        # or five twice ("未庄赛神的晚上是未庄赛神的晚上。": it says nothing)
-        grams = [text[i:i + 4] for i in range(len(text) - 3)]
-        fives = [text[i:i + 5] for i in range(len(text) - 4)]
-        return (any(grams.count(g) >= 3 for g in set(grams))
-                or len(fives) != len(set(fives)))
-    words = [w.lower() for w in re.findall(r"\w+", text)]
-    runs = Counter(tuple(words[i:i + 3]) for i in range(len(words) - 2))
-    # a run of function words and one other said twice is how sentences go ("when he
-    # told them this, and trembled more when he said that ..."): 7 of the 44 lines dropped
-    # as loops in the stored runs were such, none said it three times
-    looped = any(n >= 3 or n == 2 and sum(w not in FUNCTION_WORDS for w in run) >= 2
-                 for run, n in runs.items())
-    # or one content word three times ("The cooperative is cooperative, which is a
-    # cooperative that represents families.")
-    content = [w for w in words if w not in FUNCTION_WORDS]
-    return looped or any(content.count(w) >= 3 for w in set(content))
-
-
-def doubled_name(sentence: str, within: int = 2) -> str:
-    """A name the sentence says again within `within` words of itself, or "": a garbled
-    line, not a claim ("Tobias Renn designed new earth banks for Millbrook at Millbrook",
-    the 1.5B kept from a run of its evidence by the copy guard; "А вот в Семеновский,
-    отписать в Семеновский"). Of the 103 labelled sentences of
-    docs/eval_runs/writer_support_labels.jsonl, none says a name so."""
-    runs = _name_runs(sentence)
-    ends = [m.end() for m in _WORD.finditer(sentence)]
-    for i, (_a0, a1, a) in enumerate(runs):
-        for b0, b1, b in runs[i + 1:]:
-            owner = sentence[ends[b1 - 1]:ends[b1 - 1] + 1] in ("'", "’")  # "Scrooge's nephew"
-            if b0 - a1 <= within and a.lower() == b.lower() and not owner:
-                return a
-    return ""
-
-
-# the words a phrase cut short ends with: articles, possessives, prepositions, "and"
-# (English; not "a" or "an", which end French and German sentences). Headings add more
-# (`search/headings.py`)
-OPEN_ENDS = frozenset("the and or nor of in on at to for from by with into about their our "
-                       "your my its".split())
-
-
-def cut_short(sentence: str, sources: list[str]) -> bool:
-    """Whether the sentence stops inside a phrase of what it cites: it ends with an open
-    word ("in", "the", "of") and a cited sentence goes on after its last two words
-    ("KEVIN SCOTT is one of the most influential investors in." from "... investors in
-    Silicon Valley"; "... took his gold sceptre in."). A sentence may end so where a
-    source does too ("the house he lived in").  On the labelled sentences
-    (scripts/eval_support.py) it drops none. Or it ends with another function word where
-    every cited sentence saying its last two words goes straight on, no stop between
-    ("... so strong and wise that it was." of "... that it was he who at last saved ...";
-    "... than any in Denmark had ever." of "had ever seen"), or with an article and one
-    word so ("The flood water also covered the main." of "the main road"; "... the book
-    Closing the Innovation." of "Closing the Innovation Gap": over the 369 distinct lines
-    shown in the stored runs, 6 such, all false or garbled, and 5 of the labelled lines,
-    all unsupported)."""
-    words = [w.lower() for w in _WORD.findall(sentence)]
-    if len(words) < 3 or CJK.search(sentence):
-        return False
-    if words[-1] not in OPEN_ENDS:
-        return ((words[-1] in FUNCTION_WORDS or words[-2] in ARTICLES)
-                and _goes_straight_on(words[-2:], sources))
-    goes_on = False
-    for s in sources:
-        cited = [w.lower() for w in _WORD.findall(s)]
-        at = _at(cited, words[-2:])
-        if any(i + 2 == len(cited) for i in at):
-            return False
-        goes_on = goes_on or bool(at)
-    return goes_on
-
-
-ARTICLES = frozenset({"the", "a", "an"})
-
-
-def _goes_straight_on(last: list[str], sources: list[str]) -> bool:
-    """Whether `last` (words) stands in some cited sentence and, wherever it does, a word
-    follows it with no punctuation between."""
-    found = False
-    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, last)) + r"\b(\s+\w)?",
-                         re.IGNORECASE)
-    for s in sources:
-        for m in pattern.finditer(s):
-            if m.group(1) is None:
-                return False
-            found = True
-    return found
-
-
-_LETTERS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # a word of letters ("Scrooge's")
-_OPENS = (".", ":", "!", "?", "(", '"', "“", "«", "»", "—", "-", ";")  # a capital may follow
-
-
-def miscased(sentence: str, sources: list[str]) -> str:
-    """A word the sentence capitalises inside itself that what it cites writes only in
-    lower case, or "": a garbled name, the writer choosing the capitalised form of a
-    common word where a name was ("The director of Photography at Pixar Studios is
-    Danielle Feedback", for Feinberg; "video games on the Applications IIe", for Apple).
-    Not its first word, nor one after a full stop, colon or quotation mark; not a word
-    in capitals, nor the second part of a name its source joins by a hyphen ("the Mouse
-    Deer" of "the Mouse-deer"). Of the 264 distinct written lines the stored runs of issue
-    30 showed, it finds 3: those two and "... I got an Informal." (cut inside "an informal
-    chance"); none of the 103 labelled sentences (scripts/eval_support.py)."""
-    if CJK.search(sentence):
-        return ""
-    given = " ".join(sources)
-    words = list(_LETTERS.finditer(sentence))
-    for k, m in enumerate(words):
-        word = m.group(0)
-        if (k == 0 or not word[0].isupper() or word.isupper()
-                or sentence[:m.start()].rstrip().endswith(_OPENS)
-                or re.search(rf"\b{re.escape(words[k - 1].group(0))}-{re.escape(word)}\b",
-                             given, re.IGNORECASE)):
-            continue
-        if (not re.search(rf"\b{re.escape(word)}\b", given)
-                and re.search(rf"\b{re.escape(word.lower())}\b", given)):
-            return word
-    return ""
 
 
 def _roles_between(words: list[str]) -> bool:
@@ -378,7 +249,7 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
         return None
     spans = list(_WORD.finditer(sentence))
     words = [m.group(0) for m in spans]
-    runs = _name_runs(sentence)
+    runs = name_runs(sentence)
     cited = [[w.lower() for w in _WORD.findall(s)] for s in sources]
     for i, (_a0, a1, a) in enumerate(runs):
         for b0, _b1, b in runs[i + 1:]:
@@ -388,12 +259,12 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
             if not _roles_between(words[a1:b0]) or _CLAUSE.search(
                     sentence[spans[a1 - 1].end():spans[b0].start()]):
                 continue  # not related, or in two clauses ("Mrs. Cratchit kissed him, and Peter")
-            pairs = [(x, y, s) for s in cited for x in _at(s, wa) for y in _at(s, wb)]
+            pairs = [(x, y, s) for s in cited for x in name_at(s, wa) for y in name_at(s, wb)]
             near = [(x, y, s) for x, y, s in pairs
                     if (y - x - len(wa) if x < y else x - y - len(wb)) <= apart + RELATED_WITHIN]
             # B hung on A by a preposition ("a mural of the River Aldren for the 2023 Lantern
             # Festival": the mural is for the festival) is not A doing something to B
-            if not near and words[a1].lower() not in _PREPOSITIONS:
+            if not near and words[a1].lower() not in PREPOSITIONS:
                 return a, b, "related in nothing it cites"
             # each the other way round, and relating them (not "Owen Pike and Lena Castell")
             if pairs and all(y < x and _roles_between(s[y + len(wb):x]) for x, y, s in pairs):
@@ -401,7 +272,7 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
     return None
 
 
-def _at(words: list[str], name: list[str]) -> list[int]:
+def name_at(words: list[str], name: list[str]) -> list[int]:
     """Where the words of `name` stand in `words`, its last one singular or plural as
     well ("Cratchit" in "the two young Cratchits laughed")."""
     k = len(name)
@@ -413,6 +284,7 @@ def _same_name(a: str, b: str) -> bool:
     return a == b or a == b + "s" or b == a + "s"
 
 
+ARTICLES = frozenset({"the", "a", "an"})
 _MARKED = re.compile(r"[^\W_]+(?:['’]s(?![^\W_]))?|[,;:.!?\"'‘’“”«»()—–]|(?<= )-(?= )")
 _COPULAS = frozenset("is was are were".split())
 _OWNERS = frozenset("his her its their".split())
@@ -467,9 +339,9 @@ def _attached(tokens: list[tuple[str, bool, bool]], name: list[str], role: str) 
             continue  # "the sister of Scrooge's niece": the niece's ("of Peter's being": his)
         k = end - len(name)
         while k >= 0 and end - len(name) - k < 3 and tokens[k][0] in FUNCTION_WORDS \
-                and tokens[k][0] not in _PREPOSITIONS:
+                and tokens[k][0] not in PREPOSITIONS:
             k -= 1  # "in honour of its being Christmas Eve"
-        if k >= 1 and tokens[k][0] in _PREPOSITIONS and _stem(tokens[k - 1][0]) == _stem(role):
+        if k >= 1 and tokens[k][0] in PREPOSITIONS and _stem(tokens[k - 1][0]) == _stem(role):
             return True
     return False
 
@@ -545,79 +417,4 @@ def misattached(sentence: str, sources: list[str]) -> str:
                 if set(b) != set(name) and not any(_identified(t, name, b) for t in cited):
                     named = " ".join(re.sub(r"['’]s$", "", w) for w in shown[other[0]:other[1]])
                     return f"{said} as {named}"
-    return ""
-
-
-_AUXILIARIES = frozenset("is was are were be been being am has have had".split())
-
-
-def dangles(sentence: str, sources: list[str]) -> bool:
-    """Whether the sentence stops on a verb that needs more ("Marley's face was." of "...
-    not a knocker, but Marley's face."): it ends with "is", "was", "had" or the like, and
-    no cited sentence ends a clause on its last two words ("... as he was.")."""
-    words = [w.lower() for w in _WORD.findall(sentence)]
-    if len(words) < 2 or words[-1] not in _AUXILIARIES or CJK.search(sentence):
-        return False
-    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, words[-2:])) + r"\b\s*[^\w\s]",
-                         re.IGNORECASE)
-    return not any(pattern.search(s) for s in sources)
-
-
-def names_only(sentence: str) -> bool:
-    """Whether the sentence only names something ("The Millbrook Flood.", "Today in the
-    U."): each word a function word or a word of a name, and none a verb of them ("is":
-    "Christina Warren is a Senior Cloud Developer Advocate at Microsoft." says something).
-    Latin-script text only."""
-    if CJK.search(sentence):
-        return False
-    words = _WORD.findall(sentence)
-    return bool(words) and all(
-        (w.lower() in FUNCTION_WORDS or w[:1].isupper() or w.isdigit())
-        and w.lower() not in _AUXILIARIES and w.lower() not in MODALS for w in words)
-
-
-def truncated_name(sentence: str, sources: list[str]) -> str:
-    """A name of two words or more the sentence says that no cited sentence says whole:
-    wherever it stands there, another capitalised word follows ("Jonas Halvard asked the
-    Port Aldren Town to approve ..." of "... the Port Aldren Town Council ..."; "Mara
-    Quill spoke for the Aldren Water." of "the Aldren Water Trust"). The name, or "".
-    Latin-script text only."""
-    if CJK.search(sentence):
-        return ""
-    for start, end, name in _name_runs(sentence):
-        if end - start < 2:
-            continue
-        pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, name.split())) + r"\b",
-                             re.IGNORECASE)
-        found = whole = False
-        for s in sources:
-            for m in pattern.finditer(s):
-                found = True
-                after = s[m.end():].lstrip(" ")
-                if not after[:1].isupper():
-                    whole = True
-        if found and not whole:
-            return name
-    return ""
-
-
-def gapped(sentence: str, sources: list[str]) -> str:
-    """An article, a word and a preposition that no cited sentence says together, where
-    one says them with one more word before the preposition ("The flood water also
-    covered the main between Millbrook and Port Aldren." of "the main road between"): a
-    word left out of a phrase, the cut of `cut_short` inside a line. The three words, or
-    ""."""
-    if CJK.search(sentence):
-        return ""
-    words = [w.lower() for w in _WORD.findall(sentence)]
-    for i in range(len(words) - 2):
-        a, w, p = words[i:i + 3]
-        if a not in ARTICLES or w in FUNCTION_WORDS or p not in _PREPOSITIONS:
-            continue
-        said = re.compile(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", re.IGNORECASE)
-        left_out = re.compile(rf"\b{a}\s+{re.escape(w)}\s+[^\W_]+\s+{p}\b", re.IGNORECASE)
-        if (re.search(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", sentence, re.IGNORECASE)
-                and not any(said.search(s) for s in sources)
-                and any(left_out.search(s) for s in sources)):
-            return f"{a} {w} {p}"
     return ""

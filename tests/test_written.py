@@ -5,7 +5,7 @@ tests/test_e2e_written.py)."""
 import pytest
 from fakes import FakeChatModel
 
-from graphrag_local import support
+from graphrag_local import garbles, support
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search import bound as bd
@@ -343,11 +343,11 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
     """The copy guard made the 1.5B garble what it would have quoted ("... for Millbrook at
     Millbrook"); the support check passes it (Millbrook is cited), the writer's reader
     drops it."""
-    assert support.doubled_name("Tobias Renn designed new earth banks for Millbrook at "
+    assert garbles.doubled_name("Tobias Renn designed new earth banks for Millbrook at "
                                 "Millbrook.") == "Millbrook"
-    assert support.doubled_name("А вот в Семеновский, отписать в Семеновский.") == "Семеновский"
-    assert not support.doubled_name("Scrooge and Scrooge's nephew talked.")  # an owner
-    assert not support.doubled_name("Scrooge met Fred, and then Scrooge laughed.")
+    assert garbles.doubled_name("А вот в Семеновский, отписать в Семеновский.") == "Семеновский"
+    assert not garbles.doubled_name("Scrooge and Scrooge's nephew talked.")  # an owner
+    assert not garbles.doubled_name("Scrooge met Fred, and then Scrooge laughed.")
     sources = ["Tobias Renn designed new earth banks for the River Aldren at Millbrook."]
     reply = ("- Tobias Renn designed new earth banks for Millbrook at Millbrook [1]\n"
              "- Tobias Renn designed earth banks for the River Aldren [1]\n")
@@ -397,9 +397,9 @@ def test_a_modal_verb_its_source_lacks_fails_the_check():
 
 def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_short():
     source = ["The flood water also covered the main road between Millbrook and Port Aldren."]
-    assert support.cut_short("The flood water also covered the main.", source)
-    assert not support.cut_short("The flood water covered the main road.", source)
-    assert not support.cut_short("Bob got nearer the ruler.", ["Bob got nearer to the ruler."])
+    assert garbles.cut_short("The flood water also covered the main.", source)
+    assert not garbles.cut_short("The flood water covered the main road.", source)
+    assert not garbles.cut_short("Bob got nearer the ruler.", ["Bob got nearer to the ruler."])
 
 
 def test_a_number_said_with_another_qualifier_fails_the_check():
@@ -454,10 +454,10 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
     council = ["Jonas Halvard asked the Port Aldren Town Council to dredge Aldren Harbour."]
     assert wr.verdict("Marley's face was.", ["Not a knocker, but Marley's face."]) == \
         (False, "ends on a verb that needs more")
-    assert not support.dangles("Scrooge was as mean as he was.", ["Scrooge was as mean as he was."])
+    assert not garbles.dangles("Scrooge was as mean as he was.", ["Scrooge was as mean as he was."])
     assert wr.verdict("The Millbrook Flood.", ["The Millbrook Flood struck in October."]) == \
         (False, "names something and says nothing of it")
-    assert not support.names_only("Christina Warren is a Senior Cloud Developer Advocate.")
+    assert not garbles.names_only("Christina Warren is a Senior Cloud Developer Advocate.")
     assert wr.verdict("Jonas Halvard asked the Port Aldren Town to dredge Aldren Harbour.",
                       council) == (False, "says 'Port Aldren Town', a name cut short of what it cites")
     assert wr.verdict("Jonas Halvard asked the Port Aldren Town Council to dredge Aldren "
@@ -468,7 +468,7 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
     assert wr.verdict("The flood water also covered the main between Millbrook and Port "
                       "Aldren.", road) == (False, "leaves a word out of what it cites "
                                                   "('the main between')")
-    assert support.gapped("The Cooperative joined in a campaign against the dredging.",
+    assert garbles.gapped("The Cooperative joined in a campaign against the dredging.",
                           ["The Cooperative joined the Trust in a campaign against it."]) == ""
 
 
@@ -476,13 +476,13 @@ def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
     """A garbled name: the capitalised form of a common word where a name was."""
     sources = ["Danielle Feinberg is the director of photography at Pixar Studios.",
                "And there were video games and feedback on the Apple IIe."]
-    assert support.miscased("The director of Photography at Pixar Studios is Danielle "
+    assert garbles.miscased("The director of Photography at Pixar Studios is Danielle "
                             "Feedback.", sources) == "Photography"
-    assert support.miscased("Danielle Feinberg is the director of photography at Pixar "
+    assert garbles.miscased("Danielle Feinberg is the director of photography at Pixar "
                             "Studios.", sources) == ""
-    assert support.miscased("Video games ran on the Apple IIe. Feedback came.", sources) == ""
+    assert garbles.miscased("Video games ran on the Apple IIe. Feedback came.", sources) == ""
     # a name its source joins by a hyphen
-    assert support.miscased("Soon the Mouse Deer was called before King Solomon.",
+    assert garbles.miscased("Soon the Mouse Deer was called before King Solomon.",
                             ["Soon the Mouse-deer was called before King Solomon."]) == ""
     reply = ("- Pixar Studios has a director of Photography [1]\n"
              "- Danielle Feinberg is the director of photography at Pixar Studios [1]\n")
@@ -493,17 +493,17 @@ def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
 
 
 def test_a_line_saying_the_same_words_twice_is_dropped():
-    assert support.loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
-    assert not support.loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
-    assert support.loops("The cooperative is cooperative, which is a cooperative that "
+    assert garbles.loops("Scrooge's nephew said, Scrooge's nephew said, Scrooge's nephew.")
+    assert not garbles.loops("Hannah Greer opposed dredging Aldren Harbour in 2022.")
+    assert garbles.loops("The cooperative is cooperative, which is a cooperative that "
                          "represents families.")
-    assert not support.loops("Mrs. Cratchit kissed Peter, his daughters kissed Peter.")
+    assert not garbles.loops("Mrs. Cratchit kissed Peter, his daughters kissed Peter.")
     # function words and one other, twice: how sentences go; three times: a loop
-    assert not support.loops("Bob's voice was tremulous when he said this, and trembled more "
+    assert not garbles.loops("Bob's voice was tremulous when he said this, and trembled more "
                              "when he said Tiny Tim was growing strong and hearty.")
-    assert support.loops("Somebody is saying that we, as a as a as a as a.")
-    assert support.loops("未庄赛神的晚上是未庄赛神的晚上。")  # a tautology says nothing
-    assert not support.loops("赵太爷便在晚饭桌上和秀才大爷讨论阿Ｑ古怪。")
+    assert garbles.loops("Somebody is saying that we, as a as a as a as a.")
+    assert garbles.loops("未庄赛神的晚上是未庄赛神的晚上。")  # a tautology says nothing
+    assert not garbles.loops("赵太爷便在晚饭桌上和秀才大爷讨论阿Ｑ古怪。")
     reply = ("- Hannah Greer opposed dredging, Hannah Greer opposed dredging Aldren Harbour [1]\n"
              "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
     out, _c = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
@@ -633,9 +633,9 @@ def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
     in." where its source goes on ("in Silicon Valley"); a line may end so where a source
     does."""
     source = ["He is one of the most influential investors in Silicon Valley."]
-    assert support.cut_short("Kevin Scott is one of the most influential investors in.", source)
-    assert not support.cut_short("Kevin Scott is one of the most influential investors.", source)
-    assert not support.cut_short("This is the house he lived in.",
+    assert garbles.cut_short("Kevin Scott is one of the most influential investors in.", source)
+    assert not garbles.cut_short("Kevin Scott is one of the most influential investors.", source)
+    assert not garbles.cut_short("This is the house he lived in.",
                                  ["He lived in a house.", "This is the house he lived in."])
     reply = "- Hannah Greer opposed the plan to dredge Aldren Harbour in\n"
     out, _c = wr.write(FakeChatModel([reply.replace(" in\n", " in [1]\n")]), load_prompts(),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .. import support
+from .. import garbles, support
 from ..language.scripts import CJK
 from .bound import TITLE_CHARS
 
@@ -28,10 +28,10 @@ def restates(heading: str, question: str) -> bool:
 
 
 # words a phrase does not end with: a heading ending so was cut ("... visit to"): those a
-# written line does not end with (`support.OPEN_ENDS`), a few more English ones, and those
+# written line does not end with (`garbles.OPEN_ENDS`), a few more English ones, and those
 # of the other languages of the index's documents ("... Leroy ou d'un", "... der
 # Liebesgeschichte mit"; not the English words among them: "die", "den", "par", "con")
-_OPEN_ENDS = support.OPEN_ENDS | frozenset(
+_OPEN_ENDS = garbles.OPEN_ENDS | frozenset(
     "a an but as his her "
     "der das dem des ein eine einen einem einer und oder mit von zu für auf "
     "le la les un une du de d'un d'une qu'un et ou avec pour au aux "
@@ -47,7 +47,7 @@ def trimmed(heading: str) -> str:
     if len(heading) > TITLE_CHARS and "," in heading:
         heading = heading[:heading.rindex(",")]
     # (a looping one is left as it is, for `shown` to refuse: "Innstetten innstetten ...")
-    words = heading.split() if support.loops(heading) else _undoubled(heading.split())
+    words = heading.split() if garbles.loops(heading) else _undoubled(heading.split())
     while words:
         last = words[-1].rstrip(",;:-")
         # an acronym is a name, whatever word it spells in lower case ("AI, Stanford and MIT")
@@ -134,7 +134,7 @@ def shown(heading: str, given: str, question: str, name_words: frozenset[str],
         heading = trimmed(_before(heading, missing))
         if len(heading.split()) < 2:
             return ""
-    if (not heading or restates(heading, question) or support.loops(heading) or spoken(heading)
+    if (not heading or restates(heading, question) or garbles.loops(heading) or spoken(heading)
             or unnamed(heading, given, name_words) is not None or heading.lower() in earlier):
         return ""
     return heading

@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .. import support
+from .. import garbles, support
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..prompts import Prompts
@@ -301,23 +301,23 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
     expectation ..." and "... the death of Jacob"); held to one sentence, 87% (88% with
     `support.misattached`), on Carol 11 of 12, and 45 of the 53 supported lines kept
     instead of 49 (`scripts/eval_support.py`)."""
-    if support.loops(text):
+    if garbles.loops(text):
         return False, "repeats itself"
-    if doubled := support.doubled_name(text):
+    if doubled := garbles.doubled_name(text):
         return False, f"says '{doubled}' twice (garbled)"
     if bound and cut(text):
         return False, "cut off at the word limit"
-    if support.cut_short(text, sources):
+    if garbles.cut_short(text, sources):
         return False, "ends inside a phrase of what it cites"
-    if miscased := support.miscased(text, sources):
+    if miscased := garbles.miscased(text, sources):
         return False, f"writes '{miscased}' with a capital where what it cites does not (garbled)"
-    if gap := support.gapped(text, sources):
+    if gap := garbles.gapped(text, sources):
         return False, f"leaves a word out of what it cites ('{gap}')"
-    if support.dangles(text, sources):
+    if garbles.dangles(text, sources):
         return False, "ends on a verb that needs more"
-    if support.names_only(text):
+    if garbles.names_only(text):
         return False, "names something and says nothing of it"
-    if cut_name := support.truncated_name(text, sources):
+    if cut_name := garbles.truncated_name(text, sources):
         return False, f"says '{cut_name}', a name cut short of what it cites"
     checked = support.check_one(text, sources)
     return checked.ok, checked.reason
