@@ -19,7 +19,9 @@ only when the sentences it cites hold
 4. two names it relates, related there the same way round (`misrelated`); a word it
    hangs on a name ("Scrooge's sister", "the sister of Scrooge") hung on that name there,
    and a name it says another is ("Fred was Scrooge's niece") put in one statement with it
-   there (`misattached`).
+   there (`misattached`);
+5. no reading of its own: a frame word said as what something is ("which is a central
+   theme of the story") is said so there (`reading`).
 
 `check_one` asks it of one cited sentence alone, as every written line is asked
 (`search/written.verdict`), after the tests of a garble (`garbles.py`).
@@ -127,7 +129,26 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
         return Support(False, f"'{wrong[0]}' and '{wrong[1]}' {wrong[2]}")
     if hung := misattached(sentence, sources):
         return Support(False, f"'{hung}' said of no name it cites")
+    if called := reading(sentence, given):
+        return Support(False, f"calls something a {called}, which what it cites does not")
     return Support(True, "")
+
+
+# a frame word said as what something is ("..., which is a central theme of the story"):
+# a reading of the text, not a statement of it
+_READING = re.compile(r"\b(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+)?(?:main\s+|key\s+|central\s+)?"
+                      r"(focus|theme|themes|topic|topics|concern|concerns|subject)\b", re.IGNORECASE)
+
+
+def reading(sentence: str, given: set[str]) -> str:
+    """The frame word the sentence says something is ("is a central theme", "which is a
+    key focus of the technology network", "is the main focus of the trust") where none
+    of `given` (the cited sentences' lower-cased words) is that word: frame words may
+    join what the sources say, not be said of it. On the labelled lines it finds 4, all
+    unsupported; over the stored runs' shown lines, only such readings ("The growing
+    healthcare cost is a concern for long periods of time")."""
+    m = _READING.search(sentence)
+    return m.group(1).lower() if m and m.group(1).lower() not in given else ""
 
 
 # the words that give a statement its force: a sentence may not add one

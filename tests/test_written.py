@@ -472,6 +472,18 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
                           ["The Cooperative joined the Trust in a campaign against it."]) == ""
 
 
+def test_a_line_calling_something_a_theme_or_focus_its_source_does_not_is_dropped():
+    """Frame words may join what the sources say ("the main themes are ..."), not be said
+    of it: "Mara Quill is the main focus of the trust" (sample corpus, ts), "Fred is
+    described as being very rich, which is a theme of the story" (Carol)."""
+    source = ["Mara Quill founded the Aldren Water Trust and spoke for the trust."]
+    assert support.check("Mara Quill is the main focus of the trust.", source).reason == \
+        "calls something a focus, which what it cites does not"
+    assert support.check("Mara Quill founded the Aldren Water Trust.", source).ok
+    assert support.reading("Flooding is the main concern of Millbrook.",
+                           {"flooding", "is", "the", "main", "concern", "of", "millbrook"}) == ""
+
+
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
     """A garbled name: the capitalised form of a common word where a name was."""
     sources = ["Danielle Feinberg is the director of photography at Pixar Studios.",
