@@ -427,6 +427,10 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
     assert support.check("Fred was Scrooge's niece.", hinted).reason == \
         "'Fred as Scrooge' said of no name it cites"
     assert not wr.verdict("Fred was Scrooge's niece.", hinted)[0]
+    # a name said to be something of itself (the podcast's "They are the branch of Unity")
+    assert support.misattached("Unity is the branch of Unity that does experimentation.",
+                               ["They are the branch of Unity that is doing experimentation."]
+                               ) == "Unity as something of Unity"
     # names listed are not one named as the other
     assert support.misattached("Marley was also known as Scrooge and Marley.",
                                ["The firm was known as Scrooge and Marley."]) == "Marley as Scrooge"
