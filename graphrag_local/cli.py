@@ -660,7 +660,8 @@ def _render_answer_tail(result, data: dict, stream: _Stream, brief: bool = False
         speed = result.timings.get("writer_tokens_per_second", 0)
         # an answer whose every part was read from the index wrote nothing: no speed
         pace = f"{speed} tokens/s" if result.calls else "read back, nothing written now"
-        err.print(f"[dim]written by {w['writer']}: {w['kept']} sentences kept, {w['dropped']} "
+        kept = f"{w['kept']} sentence{'' if w['kept'] == 1 else 's'}"
+        err.print(f"[dim]written by {w['writer']}: {kept} kept, {w['dropped']} "
                   f"dropped by the support check · {pace}[/]", highlight=False)
     if result.unknown_refs:
         err.print(

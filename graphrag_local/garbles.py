@@ -31,6 +31,11 @@ from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, na
 _WORD = re.compile(r"[^\W_]+")
 
 
+def _phrase(words: list[str]) -> str:
+    """A pattern of `words` in a row, any marks or spaces between them."""
+    return r"\b" + r"\W+".join(map(re.escape, words)) + r"\b"
+
+
 def loops(text: str) -> bool:
     """A line that says a run of three words twice (two of them not function words:
     "Scrooge's nephew said, Scrooge's nephew said, ...") or three times ("as a as a as
@@ -111,8 +116,7 @@ def _goes_straight_on(last: list[str], sources: list[str]) -> bool:
     """Whether `last` (words) stands in some cited sentence and, wherever it does, a word
     follows it with no punctuation between."""
     found = False
-    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, last)) + r"\b(\s+\w)?",
-                         re.IGNORECASE)
+    pattern = re.compile(_phrase(last) + r"(\s+\w)?", re.IGNORECASE)
     for s in sources:
         for m in pattern.finditer(s):
             if m.group(1) is None:
@@ -162,8 +166,7 @@ def dangles(sentence: str, sources: list[str]) -> bool:
     words = [w.lower() for w in _WORD.findall(sentence)]
     if len(words) < 2 or words[-1] not in _AUXILIARIES or CJK.search(sentence):
         return False
-    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, words[-2:])) + r"\b\s*[^\w\s]",
-                         re.IGNORECASE)
+    pattern = re.compile(_phrase(words[-2:]) + r"\s*[^\w\s]", re.IGNORECASE)
     return not any(pattern.search(s) for s in sources)
 
 
@@ -191,8 +194,7 @@ def truncated_name(sentence: str, sources: list[str]) -> str:
     for start, end, name in name_runs(sentence):
         if end - start < 2:
             continue
-        pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, name.split())) + r"\b",
-                             re.IGNORECASE)
+        pattern = re.compile(_phrase(name.split()), re.IGNORECASE)
         found = whole = False
         for s in sources:
             for m in pattern.finditer(s):
@@ -220,8 +222,7 @@ def gapped(sentence: str, sources: list[str]) -> str:
             continue
         said = re.compile(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", re.IGNORECASE)
         left_out = re.compile(rf"\b{a}\s+{re.escape(w)}\s+[^\W_]+\s+{p}\b", re.IGNORECASE)
-        if (re.search(rf"\b{a}\s+{re.escape(w)}\s+{p}\b", sentence, re.IGNORECASE)
-                and not any(said.search(s) for s in sources)
+        if (said.search(sentence) and not any(said.search(s) for s in sources)
                 and any(left_out.search(s) for s in sources)):
             return f"{a} {w} {p}"
     return ""

@@ -329,10 +329,7 @@ def _tokens(text: str) -> list[tuple[str, bool, bool]]:
 
 def _find(tokens: list[tuple[str, bool, bool]], name: list[str]) -> list[int]:
     """Where the words of `name` stand in `tokens` (the index of its last word)."""
-    k = len(name)
-    return [i + k - 1 for i in range(len(tokens) - k + 1)
-            if all(_same_name(tokens[i + j][0], name[j]) if j == k - 1
-                   else tokens[i + j][0] == name[j] for j in range(k))]
+    return [i + len(name) - 1 for i in name_at([w for w, _p, _c in tokens], name)]
 
 
 def _attached(tokens: list[tuple[str, bool, bool]], name: list[str], role: str) -> bool:
@@ -391,15 +388,20 @@ def misattached(sentence: str, sources: list[str]) -> str:
     "Scrooge's niece's sister": the sister is the niece's), or a name it says another is
     ("Fred was Scrooge's niece") that none puts in one statement with it (of "'I'm sure he
     is very rich, Fred,' hinted Scrooge's niece": Fred is spoken to), or says a name is
-    something of itself ("Unity is the branch of Unity"). Latin-script text
-    only. The phrase, or "". The 1.5B's short answers on Carol showed 5 such lines, all
-    false, that the other tests kept; over the 375 written lines of the stored runs of
-    issue 30 it drops 3 (two of those five, and a podcast line labelled false), and of
-    the labelled lines one more false one and no supported one (`scripts/eval_support.py`)."""
+    something of itself ("Unity is the branch of Unity"). Latin-script text only. The
+    phrase, or "". The 1.5B's short answers on Carol showed 7 such lines, all false, that
+    the other tests kept; over the 379 written lines of the stored themed runs of issue 30
+    it drops 4 (two of those seven, a podcast line labelled false, "Unity is the branch of
+    Unity"), and of the labelled lines one more false one and no supported one
+    (`scripts/eval_support.py`)."""
     if CJK.search(sentence):
         return ""
     line = _tokens(sentence)
-    shown = [t if t[0].isalnum() else "" for t in _MARKED.findall(sentence)]
+    shown = [re.sub(r"['’]s$", "", t) for t in _MARKED.findall(sentence)]
+
+    def said_at(start: int, end: int) -> str:  # a name as the sentence writes it
+        return " ".join(shown[start:end])
+
     cited = [_tokens(s) for s in sources]
     runs: list[tuple[int, int]] = []  # [start, end) of each run of capitalised words
     for i, (word, _poss, cap) in enumerate(line):
@@ -410,7 +412,7 @@ def misattached(sentence: str, sources: list[str]) -> str:
                 runs.append((i, i + 1))
     for start, end in runs:
         name = [w for w, _p, _c in line[start:end]]
-        said = " ".join(re.sub(r"['’]s$", "", w) for w in shown[start:end])
+        said = said_at(start, end)
         role = ""
         if line[end - 1][1] and end < len(line) and line[end][0] \
                 and line[end][0] not in FUNCTION_WORDS and not line[end][2]:
@@ -437,8 +439,7 @@ def misattached(sentence: str, sources: list[str]) -> str:
             if other is not None:
                 b = [w for w, _p, _c in line[other[0]:other[1]]]
                 if set(b) != set(name) and not any(_identified(t, name, b) for t in cited):
-                    named = " ".join(re.sub(r"['’]s$", "", w) for w in shown[other[0]:other[1]])
-                    return f"{said} as {named}"
+                    return f"{said} as {said_at(*other)}"
             # "Unity is the branch of Unity": A said to be something of A, in one clause
             for s0, e0 in runs:
                 if (end < s0 <= end + 6 and [w for w, _p, _c in line[s0:e0]] == name
