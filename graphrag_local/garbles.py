@@ -4,7 +4,8 @@ it: the 1.5B, bound to its evidence's words and kept off copying them (`search/b
 `models/copying.py`), sometimes puts them together into a line that is not a sentence, or
 not the sentence it meant. A line is garbled when it
 
-- loops (`loops`) or says a name twice in a row (`doubled_name`);
+- loops (`loops`), says a name twice in a row (`doubled_name`) or a word twice in a row
+  where what it cites does not (`stutters`: "a new king who who hated");
 - stops inside a phrase of what it cites (`cut_short`: "... investors in." of "investors
   in Silicon Valley") or on a verb that needs more (`dangles`: "Marley's face was.");
 - leaves a word out of a phrase (`gapped`: "the main between" of "the main road between");
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import pairwise
 
 from .language.scripts import CJK
 from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, name_runs
@@ -168,6 +170,21 @@ def dangles(sentence: str, sources: list[str]) -> bool:
         return False
     pattern = re.compile(_phrase(words[-2:]) + r"\s*[^\w\s]", re.IGNORECASE)
     return not any(pattern.search(s) for s in sources)
+
+
+def stutters(sentence: str, sources: list[str]) -> str:
+    """A word the sentence says twice in a row where no cited sentence does, or "": the
+    1.5B, kept off its evidence's words by the copy and loop guards, stammered ("a new
+    king who who hated the Israelitish", "the whole whole story"); "Fei Fei Li" (of
+    "Fei-Fei Li") is said so in what it cites. Latin-script text only."""
+    if CJK.search(sentence):
+        return ""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    pairs = {(a, b) for s in sources for a, b in pairwise(w.lower() for w in _WORD.findall(s))}
+    for a, b in pairwise(words):
+        if a == b and (a, b) not in pairs:
+            return a
+    return ""
 
 
 def names_only(sentence: str) -> bool:

@@ -272,6 +272,7 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
     words = [m.group(0) for m in spans]
     runs = name_runs(sentence)
     cited = [[w.lower() for w in _WORD.findall(s)] for s in sources]
+    clauses = [_clause_of(s) for s in sources]
     for i, (_a0, a1, a) in enumerate(runs):
         for b0, _b1, b in runs[i + 1:]:
             wa, wb, apart = a.lower().split(), b.lower().split(), b0 - a1
@@ -280,9 +281,13 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
             if not _roles_between(words[a1:b0]) or _CLAUSE.search(
                     sentence[spans[a1 - 1].end():spans[b0].start()]):
                 continue  # not related, or in two clauses ("Mrs. Cratchit kissed him, and Peter")
-            pairs = [(x, y, s) for s in cited for x in name_at(s, wa) for y in name_at(s, wb)]
-            near = [(x, y, s) for x, y, s in pairs
-                    if (y - x - len(wa) if x < y else x - y - len(wb)) <= apart + RELATED_WITHIN]
+            pairs = [(x, y, k) for k, s in enumerate(cited) for x in name_at(s, wa)
+                     for y in name_at(s, wb)]
+            near = [(x, y, k) for x, y, k in pairs
+                    if (y - x - len(wa) if x < y else x - y - len(wb)) <= apart + RELATED_WITHIN
+                    and not (_apart(cited[k], clauses[k], x + len(wa), y) if x < y
+                             else _apart(cited[k], clauses[k], y + len(wb), x))]
+            pairs = [(x, y, cited[k]) for x, y, k in pairs]
             # B hung on A by a preposition ("a mural of the River Aldren for the 2023 Lantern
             # Festival": the mural is for the festival) is not A doing something to B
             if not near and words[a1].lower() not in PREPOSITIONS:
@@ -291,6 +296,35 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
             if pairs and all(y < x and _roles_between(s[y + len(wb):x]) for x, y, s in pairs):
                 return a, b, "the other way round from what it cites"
     return None
+
+
+def _apart(words: list[str], clauses: list[int], end: int, start: int) -> bool:
+    """Whether a name ending before word `end` and one starting at word `start` stand in
+    two clauses: a clause mark between them, after words that say something of the first
+    ("the two young Cratchits kissed him, and Peter and himself shook hands" does not
+    relate the Cratchits and Peter). Not a list ("no Oculus, no Vive, no Windows Mixed
+    Reality"), nor a speaker and what they say ("KEVIN SCOTT: Yeah, Wences is ...")."""
+    if end < 1 or clauses[end - 1] == clauses[start]:
+        return False
+    said = [w for w, c in zip(words[end:start], clauses[end:start]) if c == clauses[end - 1]]
+    return any(w not in FUNCTION_WORDS for w in said)
+
+
+def _clause_of(text: str) -> list[int]:
+    """For each word of `text` (as `_WORD` finds them), the number of its clause: how many
+    clause marks stand before it (the full stop of "Mr." and the like not one)."""
+    out, marks, at = [], 0, 0
+    for m in _WORD.finditer(text):
+        gap = text[at:m.start()]
+        if gap.startswith(".") and text[:at].endswith(_TITLES):
+            gap = gap[1:]
+        marks += len(_CLAUSE.findall(gap))
+        out.append(marks)
+        at = m.end()
+    return out
+
+
+_TITLES = ("Mr", "Mrs", "Ms", "Dr", "St")
 
 
 def name_at(words: list[str], name: list[str]) -> list[int]:

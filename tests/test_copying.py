@@ -29,3 +29,32 @@ def test_a_line_that_already_copies_is_not_held_there():
     guard = CopyGuard(Avoid((SOURCE,), 3))
     assert guard.copies("- his daughters kissed")
     assert not guard.bans("- his daughters kissed", " [1]")
+
+
+def test_a_line_may_not_say_a_run_of_its_own_words_twice():
+    """`Avoid.repeats`: bound to one sentence's words, the 1.5B looped ("Scrooge's niece
+    indignantly said, Scrooge's niece indignantly said"); the guard stops the run's last
+    word at its first letters, and a word said twice in other company is no loop."""
+    guard = CopyGuard(Avoid((SOURCE,), 8, 3))
+    line = "- Scrooge's niece indignantly said, Scrooge's niece"
+    assert guard.bans(line, " indignantly") and guard.bans(line, " ind")
+    assert not guard.bans(line, " laughed")
+    assert not guard.bans("- About About", " About") and guard.bans("- About About About",
+                                                                     " About")
+    assert not guard.bans("- Bob said that Bob", " laughed")  # "Bob" twice, no run
+    assert not CopyGuard(Avoid((SOURCE,), 8)).bans(line, " indignantly")  # not asked
+
+
+def test_the_decoder_asks_the_guard_about_a_token_without_its_padding():
+    """llama-cpp-python gives a token's piece padded with NULs: asked about "Scro\\0\\0...",
+    the guard saw no word being written and let runs finish that it should have stopped
+    at their first letters."""
+    from types import SimpleNamespace
+
+    from graphrag_local.models.decode import Decoder
+
+    model = SimpleNamespace(token_to_piece=lambda _token: b" Scro" + bytes(27))
+    decoder = SimpleNamespace(llm=SimpleNamespace(_model=model), eos=0)
+    job = SimpleNamespace(guard=CopyGuard(Avoid(("Ebenezer Scrooge said hello",), 2)),
+                          text="- Ebenezer")
+    assert Decoder._guarded(decoder, job, 7)

@@ -70,6 +70,38 @@ def test_two_names_related_where_no_cited_sentence_relates_them_are_dropped():
                                        "The 2023 Lantern Festival took the river as its theme."]).ok
 
 
+def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
+    """The 1.5B, bound to one sentence's words, wrote "The two young Cratchit kissed Peter"
+    of "... the two young Cratchits kissed him, and Peter and himself shook hands": the
+    names are near, but a clause says something of the first before the second comes. A
+    list ("no Oculus, right, no Vive") and a speaker ("KEVIN SCOTT: Yeah, Wences is ...")
+    are no such clauses."""
+    kissed = ["Mrs. Cratchit kissed him, his daughters kissed him, the two young Cratchits "
+              "kissed him, and Peter and himself shook hands."]
+    verdict = support.check("The two young Cratchit kissed Peter.", kissed)
+    assert not verdict.ok and "related in nothing it cites" in verdict.reason, verdict
+    assert support.check("At that time, there was no Oculus or Vive or Windows Mixed Reality "
+                         "or Unity.", ["At that time, there was no Oculus, right, no Vive, no "
+                                       "Windows Mixed Reality, no Unity, so there was not "
+                                       "really industry in virtual reality."]).ok
+    assert support.misrelated("KEVIN SCOTT praises Wences as a serial entrepreneur.", [
+        "KEVIN SCOTT: Yeah, Wences is a true serial entrepreneur."]) is None
+    assert support.check("Mr. Fezziwig danced with Mrs. Fezziwig.",  # "Mr." ends no clause
+                         ["Mr. Fezziwig danced with Mrs. Fezziwig all night."]).ok
+
+
+def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
+    assert garbles.stutters("There was a new king who who hated the Israelites.",
+                            ["There was a new king, who hated the Israelites."]) == "who"
+    assert garbles.stutters("Fei Fei Li teaches at Stanford.",
+                            ["Fei-Fei Li teaches at Stanford."]) == ""
+    assert garbles.stutters("Hannah Greer opposed the plan.", [SOURCES[0]]) == ""
+    ok, why = wr.verdict("The strangest part of the whole whole story is that Moses grew "
+                         "strong.", ["The strangest part of the whole story is, that Moses "
+                                     "grew strong."])
+    assert not ok and "'whole' twice in a row" in why
+
+
 def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
     """A focused question's short answer: "The clerk was Ebenezer Scrooge" passes as a
     topic's line (every word is the question's) and fails as an answer; so does one that
@@ -546,10 +578,31 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     assert not any(pattern.fullmatch(w) for w in ("Scroog", "ands", "Bob", ""))
     assert {"Scrooge", "scrooge", "Scrooge's"} <= set(bd.vocabulary("Scrooge's nephew"))
     g = bd.bound_grammar(list(SOURCES), [1, 2], True, 2)
-    word = re.compile(_as_regex(g.split("word ::= ")[1].split("\n")[0]))
-    assert word.fullmatch("Greer") and word.fullmatch("timber") and word.fullmatch("the")
-    assert not word.fullmatch("Tobias") and not word.fullmatch("fishing")  # 3 not given
-    assert not word.fullmatch("not")  # a negation is a claim of its own
+    first, second = (re.compile(_as_regex(g.split(f"w{i} ::= ")[1].split("\n")[0]))
+                     for i in (1, 2))
+    assert first.fullmatch("Greer") and second.fullmatch("timber") and first.fullmatch("the")
+    assert not first.fullmatch("Tobias") and not first.fullmatch("fishing")  # 3 not given
+    assert not first.fullmatch("not")  # a negation is a claim of its own
+    assert not first.fullmatch("story") and not first.fullmatch("describes")  # of the text
+
+
+def test_a_bound_line_is_written_from_one_sentence_and_cites_it_first():
+    """A line takes its words from one sentence it was given (and the common words) and
+    ends with that sentence's number: "Hannah Greer moves timber" joins two sentences and
+    cannot be written; more numbers may follow the first."""
+    import re
+
+    g = bd.bound_grammar(list(SOURCES), [1, 2], False, 2)
+    rules = dict(line.split(" ::= ", 1) for line in g.strip().split("\n"))
+    # a line: sentence i's text, then [i], then up to two more numbers
+    assert re.fullmatch(r'"- " \(t1 " \[1\]" \| t2 " \[2\]"\) cite\? cite\? "\\n"',
+                        rules["line"])
+    for i, other in ((1, 2), (2, 1)):  # sentence i's text is made of its words alone
+        assert f"w{i}" in rules[f"t{i}"] and f"w{other}" not in rules[f"t{i}"]
+    first, second = (re.compile(_as_regex(rules[f"w{i}"])) for i in (1, 2))
+    assert first.fullmatch("Greer") and not first.fullmatch("timber")
+    assert second.fullmatch("timber") and not second.fullmatch("Greer")
+    assert first.fullmatch("through") and second.fullmatch("the")  # common words in both
 
 
 def test_evidence_in_another_language_gives_its_own_words_and_heading():
@@ -561,9 +614,10 @@ def test_evidence_in_another_language_gives_its_own_words_and_heading():
     german = ["Effi spielte mit ihren Freundinnen im Garten von Hohen-Cremmen.",
               "Frau von Briest verhandelte mit ihrem Schwiegersohn über die Hochzeit."]
     g = bd.bound_grammar(german, [1, 2], True, 2)
-    word = re.compile(_as_regex(g.split("word ::= ")[1].split("\n")[0]))
-    assert word.fullmatch("Effi") and word.fullmatch("mit") and word.fullmatch("die")
-    assert not word.fullmatch("the") and not word.fullmatch("was")
+    first, second = (re.compile(_as_regex(g.split(f"w{i} ::= ")[1].split("\n")[0]))
+                     for i in (1, 2))
+    assert first.fullmatch("Effi") and first.fullmatch("mit") and second.fullmatch("die")
+    assert not first.fullmatch("the") and not second.fullmatch("was")
     title = g.split("title ::= ")[1].split("\n")[0]
     assert "cword" in title  # bound: a German heading of the evidence's own words
     english = bd.bound_grammar(list(SOURCES), [1, 2], True, 2, languages=frozenset({"en"}))

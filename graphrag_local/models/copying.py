@@ -9,6 +9,10 @@ out rather than after. Words are `\\w+` runs, compared lower-cased: the rule is 
 languages written with spaces (a line in Chinese or Japanese is one "word" to it, and it is
 not asked there).
 
+With `Avoid.repeats`, a line may not say a run of that many of its own words twice either
+(a loop: "Scrooge's niece indignantly said, Scrooge's niece indignantly said"), its words
+counted with their apostrophes ("niece's" one word).
+
 This module does not import llama_cpp; it works on text."""
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import re
 from .protocol import Avoid
 
 _WORD = re.compile(r"\w+")
+_SAID = re.compile(r"\w+(?:['’]\w+)*")  # a word with its apostrophes, for `_loops`
 
 
 class CopyGuard:
     def __init__(self, avoid: Avoid):
         n = self.words = avoid.words
+        self.repeats = avoid.repeats
         self.next: dict[tuple[str, ...], set[str]] = {}  # n-1 words -> the words after them
         self._text, self._copied = "", False  # the last text asked about, and whether it copies
         for text in avoid.texts:
@@ -31,12 +37,15 @@ class CopyGuard:
                 self.next.setdefault(tuple(words[i:i + n - 1]), set()).add(words[i + n - 1])
 
     def copies(self, text: str) -> bool:
-        """Whether the last line of `text` ends on `words` words in a row of a source (its
-        last word possibly begun only)."""
+        """Whether the last line of `text` ends on `words` words in a row of a source, or on
+        a run of `repeats` words it said before (its last word possibly begun only)."""
         line = text[text.rfind("\n") + 1:]
         if not line.startswith("- "):
             return False
         words = _WORD.findall(line.lower())
+        if self.repeats and self._loops(_SAID.findall(line[2:].lower()),
+                                        _WORD.match(line[-1]) is not None):
+            return True
         if len(words) < self.words:
             return False
         after = self.next.get(tuple(words[-self.words:-1]))
@@ -46,6 +55,19 @@ class CopyGuard:
         if _WORD.match(line[-1]):  # a word still being written
             return any(w.startswith(last) for w in after)
         return last in after
+
+    def _loops(self, words: list[str], open_word: bool) -> bool:
+        """Whether the line's last `repeats` words are a run it said before (its last word
+        possibly begun only)."""
+        k = self.repeats
+        if len(words) <= k:
+            return False
+        *head, last = words[-k:]
+        for i in range(len(words) - k):
+            run = words[i:i + k]
+            if run[:-1] == head and (run[-1].startswith(last) if open_word else run[-1] == last):
+                return True
+        return False
 
     def bans(self, text: str, piece: str) -> bool:
         """Whether appending `piece` to `text` makes a copy that `text` was not (`text` is

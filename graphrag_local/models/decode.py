@@ -168,7 +168,8 @@ class Decoder:
         """Whether the job's copy guard bans `token` next."""
         if job.guard is None or token == self.eos:
             return False
-        piece = self.llm._model.token_to_piece(token).decode("utf-8", errors="ignore")
+        piece = self.llm._model.token_to_piece(token).rstrip(b"\x00").decode(
+            "utf-8", errors="ignore")  # (the piece comes padded with NULs)
         return job.guard.bans(job.text, piece)
 
     def _forced(self, job: Job) -> tuple[str, bool]:

@@ -46,6 +46,7 @@ class Avoid:
 
     texts: tuple[str, ...]
     words: int
+    repeats: int = 0  # if set, nor a run of this many words of the line itself (a loop)
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,13 @@ With `writer_bound` (the default) a line may use only the words of the evidence 
 given (and function words), by grammar (`bound.py`): the writer chooses which, in
 what order, and what to leave out. On Carol's themes the 1.5B's kept share went from 12 of
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
-(README). And a line may not repeat `COPY_WORDS` words in a row of its evidence (the
-decoder's copy guard, `models/copying.py`): it is written, not quoted. A line the word
-limit cut, or a garble (`verdict`: it loops, says a name twice, stops inside a phrase of
-what it cites or on a verb that needs more, leaves a word out of a phrase, capitalises a
-common word where a name was, only names something, cuts a name short), is dropped.
+(README); each line is now made of one given sentence's words (`bound.py`). And a line
+may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of its own
+(the decoder's copy guard, `models/copying.py`): it is written, not quoted, and does not
+loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
+word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
+leaves a word out of a phrase, capitalises a common word where a name was, only names
+something, cuts a name short), is dropped.
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -99,6 +101,10 @@ PLAIN_LAYOUT = "- Write one to {n} sentences."
 # words, 2 of 17, but it joined what its evidence keeps apart ("The Phantom's hood and the
 # woman with the heavy bundle slunk into the same shop")
 COPY_WORDS = 8
+# nor say a run of this many words twice (the guard's loop rule): bound to one sentence's
+# words, the 1.5B ran out of things to say and looped ("Scrooge's niece indignantly said,
+# Scrooge's niece indignantly said"); kept from it, it ends the line or says another thing
+LOOP_WORDS = 3
 SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
@@ -315,6 +321,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, f"leaves a word out of what it cites ('{gap}')"
     if garbles.dangles(text, sources):
         return False, "ends on a verb that needs more"
+    if stutter := garbles.stutters(text, sources):
+        return False, f"says '{stutter}' twice in a row (garbled)"
     if garbles.names_only(text):
         return False, "names something and says nothing of it"
     if cut_name := garbles.truncated_name(text, sources):
@@ -394,8 +402,8 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
                               languages=languages)
     else:
         rules = grammar(numbers, themed, lines)
-    avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(tuple(texts),
-                                                                            COPY_WORDS)
+    avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(
+        tuple(texts), COPY_WORDS, LOOP_WORDS)
     return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid)
 
 
@@ -418,7 +426,7 @@ def renumbered(reply: str, numbers: list[int]) -> str:
                      for line in reply.split("\n"))
 
 
-CACHE_VERSION = 1  # raised when what decodes a request changes (`models/decode.py`)
+CACHE_VERSION = 2  # raised when what decodes a request changes (`models/decode.py`)
 
 
 class ReplyCache(Protocol):
@@ -435,7 +443,8 @@ def request_key(model: ChatModel, request: Request) -> str:
     cached reply is reused only for the very same request."""
     path = getattr(model, "path", None)
     size = path.stat().st_size if path is not None and path.exists() else 0
-    avoid = request.avoid and [request.avoid.words, request.avoid.texts]
+    avoid = request.avoid and ([request.avoid.words, request.avoid.texts] + (
+        [request.avoid.repeats] if request.avoid.repeats else []))
     text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
                        request.max_tokens] + ([avoid] if avoid else []), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
