@@ -11,7 +11,7 @@ def test_a_line_may_not_complete_a_run_of_its_sources_words():
     guard = CopyGuard(Avoid((SOURCE,), 4))
     line = "## Home\n- Mrs. Cratchit kissed"
     assert guard.bans(line, " him")  # "mrs cratchit kissed him": four in a row
-    assert not guard.bans(line, " hi")  # a word is taken as written so far: "hi" is not "him"
+    assert guard.bans(line, " hi")  # stopped at the word's first letters
     assert not guard.bans(line, " Bob")
     assert not guard.bans("- Mrs. Cratchit", " kissed")  # three
     assert not guard.bans(line, ",")  # not a word: the run does not grow
@@ -46,15 +46,15 @@ def test_a_line_may_not_say_a_run_of_its_own_words_twice():
 
 
 def test_the_decoder_asks_the_guard_about_a_token_without_its_padding():
-    """llama-cpp-python gives a token's piece padded with NULs: asked about "sa\\0\\0...",
-    the guard saw no word being written, and the loop rule, which stops a run at its last
-    word's first letters, let it through."""
+    """llama-cpp-python gives a token's piece padded with NULs: asked about "Scro\\0\\0...",
+    the guard saw no word being written and let runs finish that it should have stopped
+    at their first letters."""
     from types import SimpleNamespace
 
     from graphrag_local.models.decode import Decoder
 
-    model = SimpleNamespace(token_to_piece=lambda _token: b" sa" + bytes(29))
+    model = SimpleNamespace(token_to_piece=lambda _token: b" Scro" + bytes(27))
     decoder = SimpleNamespace(llm=SimpleNamespace(_model=model), eos=0)
-    job = SimpleNamespace(guard=CopyGuard(Avoid((SOURCE,), 8, 3)),
-                          text="- Scrooge's niece said, Scrooge's niece")
+    job = SimpleNamespace(guard=CopyGuard(Avoid(("Ebenezer Scrooge said hello",), 2)),
+                          text="- Ebenezer")
     assert Decoder._guarded(decoder, job, 7)

@@ -3,12 +3,11 @@ it is about to take (`decode.Decoder._pick`).
 
 A reply's written lines ("- ..."; not its headings) may not repeat `Avoid.words` words in
 a row of any of the texts they were written from: a token that would complete such a run
-is not taken, and the best other token the grammar admits is. A word counts as written so
-far ("Scro" is not "Scrooge"): the run is stopped at the token that ends its last word, not
-at its first letters, where the 1.5B, kept from "Aldren" at "Al", wrote "the mayor of Port
-Although" (on the sample corpus's themes 2 lines stood of 8, not 5). Words are `\\w+`
-runs, compared lower-cased: the rule is for languages written with spaces (a line in
-Chinese or Japanese is one "word" to it, and it is not asked there).
+is not taken, and the best other token the grammar admits is. A word counts from its
+first characters ("Scro" of "Scrooge"), so the run is stopped before the word is spelled
+out rather than after. Words are `\\w+` runs, compared lower-cased: the rule is for
+languages written with spaces (a line in Chinese or Japanese is one "word" to it, and it is
+not asked there).
 
 With `Avoid.repeats`, a line may not say a run of that many of its own words twice either
 (a loop: "Scrooge's niece indignantly said, Scrooge's niece indignantly said"), its words
@@ -39,7 +38,7 @@ class CopyGuard:
 
     def copies(self, text: str) -> bool:
         """Whether the last line of `text` ends on `words` words in a row of a source, or on
-        a run of `repeats` words it said before (there its last word possibly begun only)."""
+        a run of `repeats` words it said before (its last word possibly begun only)."""
         line = text[text.rfind("\n") + 1:]
         if not line.startswith("- "):
             return False
@@ -52,9 +51,10 @@ class CopyGuard:
         after = self.next.get(tuple(words[-self.words:-1]))
         if not after:
             return False
-        # the last word as written so far, whole: stopped at its first letters ("Al" of
-        # "Aldren"), the 1.5B went on into another word ("the mayor of Port Although")
-        return words[-1] in after
+        last = words[-1]
+        if _WORD.match(line[-1]):  # a word still being written
+            return any(w.startswith(last) for w in after)
+        return last in after
 
     def _loops(self, words: list[str], open_word: bool) -> bool:
         """Whether the line's last `repeats` words are a run it said before (its last word

@@ -138,8 +138,8 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # what its sentences keep apart ("The Ghost had an expectation that the conduct of
         # Jacob ..." of "he had an expectation ..." and "... the death of Jacob"); one
         # sentence a line (with the loop guard, `written.LOOP_WORDS`), the podcast's ten
-        # answers kept 98 of 165 written sentences, not 77 of 167, the 12 stories' three 48
-        # of 60, not 40, Carol's themes 13 of 20, not 12
+        # answers kept 91 of 167 written sentences, not 77, the 12 stories' three 45 of 60,
+        # not 40, Carol's themes 12 of 20 as before
         # at most one comma: given ", " between any words, the 1.5B chained clause after
         # clause ("X kissed Peter, X kissed his daughters, ...") until it looped or was cut
         half = BOUND_WORDS // 2 - 1

@@ -426,7 +426,7 @@ def renumbered(reply: str, numbers: list[int]) -> str:
                      for line in reply.split("\n"))
 
 
-CACHE_VERSION = 3  # raised when what decodes a request changes (`models/decode.py`)
+CACHE_VERSION = 2  # raised when what decodes a request changes (`models/decode.py`)
 
 
 class ReplyCache(Protocol):
