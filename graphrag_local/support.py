@@ -223,6 +223,7 @@ PREPOSITIONS = frozenset("""of for at in on to from with near into onto about ov
 through during after before since until across along around between among against toward
 towards upon within without like as""".split())
 _CLAUSE = re.compile(r"[,;:.!?]")  # what ends a clause between two names
+TITLES = ("Mr", "Mrs", "Ms", "Dr", "St")  # written with a full stop that ends no clause
 _TIMES = frozenset("""january february march april may june july august september october
 november december monday tuesday wednesday thursday friday saturday sunday""".split())
 
@@ -313,18 +314,15 @@ def _apart(words: list[str], clauses: list[int], end: int, start: int) -> bool:
 def _clause_of(text: str) -> list[int]:
     """For each word of `text` (as `_WORD` finds them), the number of its clause: how many
     clause marks stand before it (the full stop of "Mr." and the like not one)."""
-    out, marks, at = [], 0, 0
+    out, marks, at, last = [], 0, 0, ""
     for m in _WORD.finditer(text):
         gap = text[at:m.start()]
-        if gap.startswith(".") and text[:at].endswith(_TITLES):
+        if gap.startswith(".") and last in TITLES:
             gap = gap[1:]
         marks += len(_CLAUSE.findall(gap))
         out.append(marks)
-        at = m.end()
+        at, last = m.end(), m.group(0)
     return out
-
-
-_TITLES = ("Mr", "Mrs", "Ms", "Dr", "St")
 
 
 def name_at(words: list[str], name: list[str]) -> list[int]:

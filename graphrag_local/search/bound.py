@@ -1,9 +1,10 @@
 """The bound grammar of a written line (`query.writer_bound`, on by default): a line the
 writer writes may use only the words of one sentence of the evidence it was given (which it
 then cites first), the function words and the relating words (`support.FUNCTION_WORDS`,
-`support.FRAME_WORDS`; negations and words about the text excluded), as a trie-shaped GBNF; in Chinese or Japanese, the characters of its evidence. The writer
-still chooses which words, in what order, and what to leave out. And `cut`: whether a
-bound line was ended by the grammar's word limit rather than by the writer.
+`support.FRAME_WORDS`; negations and words about the text excluded), as a trie-shaped GBNF;
+in Chinese or Japanese, the characters of its evidence. The writer still chooses which
+words, in what order, and what to leave out. And `cut`: whether a bound line was ended by
+the grammar's word limit rather than by the writer.
 
 What it deliberately does not do: decide whether a line is true (`support.check` does,
 after), or bind headings in alphabetic scripts (a heading names a topic; it is checked for
@@ -55,7 +56,7 @@ def vocabulary(text: str) -> list[str]:
     return list(out)
 
 
-ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.")  # words with a full stop inside a line
+ABBREVIATIONS = tuple(t + "." for t in support.TITLES)  # words with a full stop inside a line
 
 
 def _trie(words: list[str]) -> str:
@@ -98,18 +99,17 @@ def _line_words(text: str, common: frozenset[str], foreign: bool) -> set[str]:
 
 def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: int,
                   cjk: bool = False, languages: frozenset[str] = frozenset()) -> str:
-    """GBNF where a line is written only with the words of one evidence sentence of `ids`,
-    the function words and the relating words (`support.FUNCTION_WORDS`,
-    `support.FRAME_WORDS`, less `ABOUT_THE_TEXT`), and nothing else; it ends with that
-    sentence's number and up to two more of `ids`. The
-    writer still chooses which words, in what order, and what to leave out: it writes, but
-    a name, a number or a content word its evidence lacks cannot be written (the 1.5B wrote
-    "a farming village located in the United Kingdom" where no source said so). Whether
-    what a line cites holds its words is the support check's to say. In Chinese or
-    Japanese a line is bound to the characters of its evidence; in another language than
-    English, to its evidence's words alone, and so is a topic's heading. `languages`: the
-    index's; an English-only index is not asked which language each evidence is in (that
-    loads a language model, 0.5 s)."""
+    """GBNF where a line is written only with the words of one evidence sentence of `ids`, the
+    function words and the relating words (`support.FUNCTION_WORDS`, `support.FRAME_WORDS`,
+    less `ABOUT_THE_TEXT`), and nothing else; it ends with that sentence's number and up to
+    two more of `ids`. The writer still chooses which words, in what order, and what to
+    leave out: it writes, but a name, a number or a content word its evidence lacks cannot
+    be written (the 1.5B wrote "a farming village located in the United Kingdom" where no
+    source said so). Whether what a line cites holds its words is the support check's to
+    say. In Chinese or Japanese a line is bound to the characters of its evidence; in
+    another language than English, to its evidence's words alone, and so is a topic's
+    heading. `languages`: the index's; an English-only index is not asked which language
+    each evidence is in (that loads a language model, 0.5 s)."""
     # the relating words but those that talk of the text rather than of what it says
     common = (support.FUNCTION_WORDS | support.FRAME_WORDS) - NEGATIONS - ABOUT_THE_TEXT
     rules = [
