@@ -47,8 +47,6 @@ class Avoid:
     texts: tuple[str, ...]
     words: int
     repeats: int = 0  # if set, nor a run of this many words of the line itself (a loop)
-    plain: frozenset[str] = frozenset()  # if set, the function words: nor a loop as the check
-    # finds one (`copying.looping`)
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,9 @@ _VOCAB_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
 NEGATIONS = frozenset({"not", "no", "nor", "never", "nothing", "none", "neither"})
 # relating words a line may not use: they talk of the text, not of what it says. Given
 # them, the 1.5B wrote "The text describes a man who lived on the Total Abstinence
-# Principle, which is also related to the Christmas theme" (the check ignores them), and
-# "... which is a key principle of Christmas", "A merry Christmas ... is a central focus of
-# the above" (3 of Carol's 6 dropped lines; of the 230 labelled lines, 1 of the 5 that say
-# key, central or focus(ed) where what they cite does not is supported). A sentence that
-# says one of them still gives it to its line
+# Principle, which is also related to the Christmas theme" (the check ignores them)
 ABOUT_THE_TEXT = frozenset("""theme themes topic topics documents document text texts story
-stories mention mentions mentioned according describe describes described key central focus
-focuses focused""".split())
+stories mention mentions mentioned according describe describes described""".split())
 BOUND_WORDS = 34  # a bound line's words at most: a line this long was cut, not ended
 # function characters a bound Chinese or Japanese line may add
 CJK_CHARS = "的了是在和与他她它们也都这那个有为被把对从到中上下就又而"

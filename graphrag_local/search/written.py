@@ -31,9 +31,9 @@ given (and function words), by grammar (`bound.py`): the writer chooses which, i
 what order, and what to leave out. On Carol's themes the 1.5B's kept share went from 12 of
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
 (README); each line is now made of one given sentence's words (`bound.py`). And a line
-may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of its own,
-nor become what `verdict` drops as a loop (the decoder's copy guard, `models/copying.py`):
-it is written, not quoted, and does not loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
+may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of its own
+(the decoder's copy guard, `models/copying.py`): it is written, not quoted, and does not
+loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
 something, cuts a name short), is dropped.
@@ -403,7 +403,7 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
     else:
         rules = grammar(numbers, themed, lines)
     avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(
-        tuple(texts), COPY_WORDS, LOOP_WORDS, support.FUNCTION_WORDS)
+        tuple(texts), COPY_WORDS, LOOP_WORDS)
     return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid)
 
 
@@ -426,8 +426,9 @@ def renumbered(reply: str, numbers: list[int]) -> str:
                      for line in reply.split("\n"))
 
 
-CACHE_VERSION = 4  # raised when what decodes a request changes (`models/decode.py`,
-# `models/copying.py`: 4, the loop guard keeps to the check's loops; 3 was a guard not kept)
+CACHE_VERSION = 5  # raised when what decodes a request changes (`models/decode.py`,
+# `models/copying.py`: 5, a name that would finish a run is not begun; 3 and 4 were guards
+# not kept)
 
 
 class ReplyCache(Protocol):
