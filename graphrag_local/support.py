@@ -112,6 +112,8 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
         low = name.lower()
         if low not in given and low not in asked and low not in given_text.lower():
             return Support(False, f"name or number '{name}' not in what it cites")
+    if name := unsaid_name(sentence, sources + [question]):
+        return Support(False, f"name '{name}' not in what it cites")
     if modal := unsaid_modal(sentence, sources):
         return Support(False, f"'{modal}' not in what it cites")
     if moved := requalified(sentence, sources):
@@ -226,6 +228,26 @@ _CLAUSE = re.compile(r"[,;:.!?]")  # what ends a clause between two names
 TITLES = ("Mr", "Mrs", "Ms", "Dr", "St")  # written with a full stop that ends no clause
 _TIMES = frozenset("""january february march april may june july august september october
 november december monday tuesday wednesday thursday friday saturday sunday""".split())
+
+
+def unsaid_name(sentence: str, sources: list[str]) -> str:
+    """A name of two or more words (capitalised, a space between each) that no cited
+    sentence says in a row, or "": each word said somewhere is not the name ("the book
+    Closing the Internet Gap" of "... Closing the Innovation Gap, ... of the Internet")."""
+    said = [" " + " ".join(w.lower() for w in _WORD.findall(s)) + " " for s in sources]
+    matches = list(_WORD.finditer(sentence))
+    run: list[str] = []
+    for i, m in enumerate(matches):
+        joined = i > 0 and sentence[matches[i - 1].end():m.start()] == " "
+        if not (_capitalised(m.group(0), i) and (joined and run or not run)):
+            if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
+                return " ".join(run)
+            run = []
+        if _capitalised(m.group(0), i):
+            run.append(m.group(0))
+    if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
+        return " ".join(run)
+    return ""
 
 
 def name_runs(sentence: str) -> list[tuple[int, int, str]]:
