@@ -235,19 +235,27 @@ def unsaid_name(sentence: str, sources: list[str]) -> str:
     sentence says in a row, or "": each word said somewhere is not the name ("the book
     Closing the Internet Gap" of "... Closing the Innovation Gap, ... of the Internet")."""
     said = [" " + " ".join(w.lower() for w in _WORD.findall(s)) + " " for s in sources]
-    matches = list(_WORD.finditer(sentence))
-    run: list[str] = []
-    for i, m in enumerate(matches):
-        joined = i > 0 and sentence[matches[i - 1].end():m.start()] == " "
-        if not (_capitalised(m.group(0), i) and (joined and run or not run)):
-            if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
-                return " ".join(run)
-            run = []
-        if _capitalised(m.group(0), i):
-            run.append(m.group(0))
-    if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
-        return " ".join(run)
+    for run in _spaced_runs(sentence):
+        if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
+            return " ".join(run)
     return ""
+
+
+def _spaced_runs(sentence: str) -> list[list[str]]:
+    """The sentence's runs of capitalised words with one space between each ("Bob, Tiny
+    Tim": "Bob", then "Tiny Tim")."""
+    runs: list[list[str]] = []
+    at = -1  # where the last capitalised word ended
+    for i, m in enumerate(_WORD.finditer(sentence)):
+        if not _capitalised(m.group(0), i):
+            at = -1
+            continue
+        if at >= 0 and sentence[at:m.start()] == " ":
+            runs[-1].append(m.group(0))
+        else:
+            runs.append([m.group(0)])
+        at = m.end()
+    return runs
 
 
 def name_runs(sentence: str) -> list[tuple[int, int, str]]:
