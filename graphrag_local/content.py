@@ -110,7 +110,7 @@ class Extractive(ContentMode):
             lv = session.resolve_level(level)
             scored, tests, trace, focus = select_communities(
                 data, sentences, q, lv, test=session.relevance_test(question),
-                budget=s.selection_tests)
+                budget=s.selection_tests, max_members=session.settings.graph.max_cluster_size)
         selection = themes.choose_themes(
             scored, sentences, max_themes=s.themes, quotes_per_theme=s.theme_quotes,
             max_words=s.answer_words, focus=focus,

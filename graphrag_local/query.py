@@ -395,6 +395,11 @@ class Session:
         groups = ex.community_groups(self.data, sentences,
                                      ids if ids is not None else
                                      [c.id for c in self.data.communities])
+        count = len(groups)
+        if ids is None:  # and the threads a question reaches a community too big to split by
+            most = self.settings.graph.max_cluster_size
+            groups += [t for g in groups if not g.children
+                       for t in ex.threads(g, sentences, most)]
         requests = []
         for g in groups:
             rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
@@ -402,7 +407,7 @@ class Session:
                 requests.append((g, rows, wr.topic_request(
                     self.prompts, [sentences.text(r) for r in rows], bound=s.writer_bound,
                     languages=self.data.languages)))
-        return len(groups), requests
+        return count, requests
 
     # -- asking -------------------------------------------------------------------------
     def ask(

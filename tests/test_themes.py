@@ -38,11 +38,12 @@ SENTENCES = [
 ]
 
 
-def index() -> SentenceIndex:
-    chunks = {f"k{d}": Chunk(f"k{d}", d, f"{d}.txt", 0, 0, 10, 10, "") for d in ("d1", "d2", "d3")}
+def index(sentences: list[tuple] = SENTENCES) -> SentenceIndex:
+    docs = sorted({d for d, *_ in sentences})
+    chunks = {f"k{d}": Chunk(f"k{d}", d, f"{d}.txt", 0, 0, 10, 10, "") for d in docs}
     texts: dict[str, str] = {}
     rows = []
-    for doc, _names, _axis, text in SENTENCES:
+    for doc, _names, _axis, text in sentences:
         start = len(texts.get(doc, ""))
         texts[doc] = texts.get(doc, "") + text + " "
         rows.append({"chunk_id": f"k{doc}", "start": start, "end": start + len(text),
@@ -50,12 +51,13 @@ def index() -> SentenceIndex:
     for doc, text in texts.items():
         c = chunks[f"k{doc}"]
         chunks[c.id] = Chunk(c.id, doc, c.path, 0, 0, 10, 10, text)
-    matrix = np.zeros((len(SENTENCES), 6), dtype=np.float32)
-    for i, (_d, _n, axis, _t) in enumerate(SENTENCES):
+    matrix = np.zeros((len(sentences), 6), dtype=np.float32)
+    for i, (_d, _n, axis, _t) in enumerate(sentences):
         matrix[i, axis] = 1.0
         matrix[i, 5] = 0.2  # what every sentence of the corpus shares
-    entities = {n: Entity(n, n, "PERSON", "", (), degree=d)
-                for n, d in (("Ann", 5), ("Bo", 3), ("Cy", 2), ("Di", 1))}
+    named = sorted({n for _d, names, *_ in sentences for n in names})
+    degree = {"Ann": 5, "Bo": 3, "Cy": 2, "Di": 1}
+    entities = {n: Entity(n, n, "PERSON", "", (), degree=degree.get(n, 1)) for n in named}
     data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks, reports=[],
                      communities=[])
     return SentenceIndex(rows, matrix, data)
@@ -196,6 +198,34 @@ def test_dynamic_selection_descends_into_the_relevant_community_within_budget():
     frontier, tests, *_ = select_dynamic(roots, children, s, axis(0, 0, 0, 0, 0, 1),
                                          embedding_test(), budget=8)
     assert sorted(f.group.key for f in frontier) == ["ann", "bo", "cy", "di"] and tests == 6
+
+
+def test_a_community_too_big_that_the_build_could_not_split_is_answered_by_its_threads():
+    """A star (a hero related to everyone, as Scrooge is in Carol) stays one community at
+    every level: dynamic selection reaches it through its threads, each member with the
+    hub, the most told first; a community within the size limit is not split."""
+    from graphrag_local.search import extractive
+
+    told = {"Mo": 5, "Lu": 4, "Ik": 2}  # Ik: too little said of it to be a thread
+    star = [("d1", ("Hal",), 0, f"Hal counted the coins in his cold office, hour {i}.")
+            for i in range(3)]
+    star += [(f"d{1 + k % 2}", ("Hal", m), 1 + k % 3, f"Hal met {m} at the gate, day {k}.")
+             for m, n in told.items() for k in range(n)]
+    s = index(star)
+    hero = group(s, "hero", ("Hal", "Mo", "Lu", "Ik"), 3.0)
+    threads = extractive.threads(hero, s, max_members=3)
+    assert [(t.key, t.title, len(t.rows)) for t in threads] == [
+        ("hero#Mo", "Hal and Mo", 5), ("hero#Lu", "Hal and Lu", 4)]
+    assert threads[0].members == frozenset({"Hal", "Mo"}) and threads[0].level == 1
+    assert extractive.threads(hero, s, max_members=4) == []  # small enough: not split
+    # dynamic selection descends into the unsplit star only when told it splits
+    q = axis(0, 0, 0, 0, 0, 1)
+    frontier, tests, *_ = select_dynamic([hero], lambda g: threads, s, q, embedding_test(),
+                                         budget=8)
+    assert [f.group.key for f in frontier] == ["hero"] and tests == 1  # no children
+    frontier, tests, *_ = select_dynamic([hero], lambda g: threads, s, q, embedding_test(),
+                                         budget=8, splits=lambda g: len(g.members) > 3)
+    assert [f.group.key for f in frontier] == ["hero#Mo", "hero#Lu"] and tests == 3
 
 
 def test_a_statement_that_adds_nothing_is_a_near_duplicate_but_not_the_other_way_round():

@@ -340,6 +340,34 @@ def community_groups(data: IndexData, sentences: SentenceIndex, ids: list[str]) 
     return out
 
 
+THREADS = 8  # topics at most of one community the build could not split (`threads`)
+THREAD_ROWS = 4  # sentences at least a thread is told in
+
+
+def threads(group: Group, sentences: SentenceIndex, max_members: int) -> list[Group]:
+    """A community larger than the build's `max_members` (graph.max_cluster_size) that
+    Leiden could not split, as topics of its own. A star (a story's hero related to
+    everyone: Carol's 25 members around Scrooge, 499 of its sentences) is one community
+    at every level; answered as one topic, its evidence was the hub's commonest lines
+    ("Scrooge looked about him for the Ghost") and Marley went unsaid. Its threads: each
+    other member with the hub (the sentences naming that member, titled "Ebenezer Scrooge
+    and Jacob Marley"), the `THREADS` most told, each with the community's report
+    citation. The hub alone is not one: its own sentences are its commonest ("Scrooge
+    said that he would see him"). None for a community small enough."""
+    members = group.members or frozenset()
+    if len(members) <= max_members:
+        return []
+    told = {m: sentences.rows_naming([m]) for m in sorted(members)}
+    hub = max(sorted(members), key=lambda m: len(told[m]))
+    candidates = [(m, told[m], frozenset({m, hub})) for m in sorted(members - {hub})]
+    candidates = [c for c in candidates if len(c[1]) >= THREAD_ROWS]
+    candidates.sort(key=lambda c: (-len(c[1]), c[0]))
+    return [Group(f"{group.key}#{name}", f"{hub} and {name}", group.citation, rows,
+                  float(np.log1p(len(rows))),
+                  (), group.level + 1, focus)
+            for name, rows, focus in candidates[:THREADS]]
+
+
 def document_groups(data: IndexData, sentences: SentenceIndex) -> list[Group]:
     """Documents as theme candidates (ts: the paper's map-reduce over the source texts)."""
     out = []

@@ -13,14 +13,14 @@ from ..models import ChatModel
 from ..prompts import Prompts
 from .common import IndexData
 from .evidence import SentenceIndex
-from .extractive import community_groups
+from .extractive import community_groups, threads
 from .themes import Bar, Group, RelevanceTest, Scored, embedding_test, score_groups, select_dynamic
 
 YES_NO = (" YES", " NO")
 
 
 def report_text(data: IndexData, community_id: str, max_chars: int = 1200) -> str:
-    r = data.report_by_community[community_id]
+    r = data.report_by_community[community_id.split("#")[0]]  # a thread: its community's
     return r.full_content[:max_chars]
 
 
@@ -44,16 +44,21 @@ def level_groups(data: IndexData, sentences: SentenceIndex, level: int) -> list[
 
 def select_communities(
     data: IndexData, sentences: SentenceIndex, q: np.ndarray, level: int | None, *,
-    test: RelevanceTest | None, budget: int,
+    test: RelevanceTest | None, budget: int, max_members: int = 10**9,
 ) -> tuple[list[Scored], int, list[str], float | None]:
     """The communities to answer from, scored: a level's (`level` given) or those dynamic
-    selection reaches (`level` None). Returns (scored, tests spent, trace, focus or None)."""
+    selection reaches (`level` None), a community larger than `max_members` that the build
+    could not split reached through its threads (`extractive.threads`). Returns (scored,
+    tests spent, trace, focus or None)."""
     if level is not None:
         return score_groups(level_groups(data, sentences, level), sentences, q), 0, [], None
     roots = level_groups(data, sentences, min(data.levels))
 
     def children(g: Group) -> list[Group]:
-        return community_groups(data, sentences, list(g.children))
+        subs = community_groups(data, sentences, list(g.children))
+        if all(s.members == g.members for s in subs):  # none, or itself carried down
+            return threads(g, sentences, max_members) or subs
+        return subs
 
     return select_dynamic(roots, children, sentences, q, test or embedding_test(),
-                          budget=budget)
+                          budget=budget, splits=lambda g: len(g.members or ()) > max_members)

@@ -363,6 +363,7 @@ def select_dynamic(
     test: RelevanceTest,
     *,
     budget: int,
+    splits: Callable[[Group], bool] = lambda g: False,
 ) -> tuple[list[Scored], int, list[str], float]:
     """microsoft/graphrag's dynamic community selection: test the root communities, then
     descend into the most relevant (or, for a collection-wide question, the heaviest) of
@@ -380,7 +381,8 @@ def select_dynamic(
     frontier = [s for s, k in zip(frontier, keep) if k] or frontier
     done: set[str] = set()
     while tests < budget:
-        open_ = [s for s in frontier if s.group.children and s.group.key not in done]
+        open_ = [s for s in frontier
+                 if (s.group.children or splits(s.group)) and s.group.key not in done]
         if not open_:
             break
         rank = (lambda s: s.relevance) if focus >= 0.5 else (lambda s: s.group.weight)
