@@ -68,6 +68,10 @@ def model_info(settings: Settings, *, check: bool = True) -> ModelInfo:
         )
         digest = hashlib.sha256(remote.model_key().encode("utf-8")).hexdigest()
         return ModelInfo(preset, None, digest, remote)
+    if not check and presets_mod.locate(preset) is None:
+        # a query session over an index built with a model since removed: an extractive
+        # answer loads none; one that loads it says what is missing then (open_chat_model)
+        return ModelInfo(preset, None, "")
     path = presets_mod.require(preset)
     if check:
         presets_mod.check_gguf(path)
@@ -80,8 +84,9 @@ def open_chat_model(info: ModelInfo, seed: int):
 
     if info.remote is not None:
         return info.remote
-    presets_mod.check_gguf(info.path)
-    return load_chat_model(info.preset, info.path, seed)
+    path = info.path or presets_mod.require(info.preset)  # (not found when the session began)
+    presets_mod.check_gguf(path)
+    return load_chat_model(info.preset, path, seed)
 
 
 @writes_private

@@ -151,3 +151,22 @@ def test_chat_answers_two_piped_turns_and_quits(e2e):
     assert "method: basic" in out.stdout and "sources" in out.stdout
     assert out.stderr.count("LLM calls") == 2 and "local" in out.stderr and "basic" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_an_extractive_index_answers_with_its_build_model_uninstalled(e2e, monkeypatch):
+    """The index was built by smollm2-135m; with its package gone a quoted answer still
+    works (it loads no model), and what does load one says what is missing."""
+    from graphrag_local.errors import ModelError
+    from graphrag_local.models import presets
+
+    monkeypatch.setattr(presets, "locate", lambda preset, materialise=True: None)
+    session = api.open_session(e2e["index"])
+    try:
+        result = session.ask("What are the main themes of these documents?")
+        assert result.answer.strip() and any(c.cited for c in result.citations)
+        with pytest.raises(ModelError, match="smollm2-135m.*not found"):
+            session.model  # noqa: B018 (loading it is the test)
+    finally:
+        session.close()
+    with pytest.raises(ModelError, match="not found"):  # a build still checks first
+        api.model_info(api.resolve_settings(None, None))

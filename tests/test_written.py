@@ -337,6 +337,22 @@ def test_a_repeated_sentence_is_dropped():
     assert (out.kept, out.dropped) == (1, 1)
 
 
+def test_a_line_bound_to_a_sentence_an_earlier_line_told_is_dropped():
+    """Two topics given one sentence: the second topic's line on it, worded otherwise,
+    retells it and is dropped; its line on another sentence stands."""
+    shared = [wr.Evidence(SOURCES[0], ("S1", "R1"), 0), wr.Evidence(SOURCES[0], ("S1", "R2"), 1),
+              wr.Evidence(SOURCES[1], ("S2", "R2"), 1)]
+    replies = ["## The harbour dispute\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",
+               "## The port\n- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]\n"
+               "- The Halvard Shipping Company moves timber through Port Aldren [2]\n"]
+    out, checker = wr.write(FakeChatModel(replies), load_prompts(), "What are the themes?",
+                            shared, ["Hannah Greer", "Halvard Shipping Company"], max_tokens=300)
+    lines = [w for _h, ls in out.sections for w in ls]
+    assert [(w.ok, w.reason) for w in lines] == [
+        (True, ""), (False, "retells the sentence an earlier line told"), (True, "")]
+    assert (out.kept, out.dropped) == (2, 1)
+
+
 class DictCache:
     def __init__(self):
         self.rows: dict[str, str] = {}

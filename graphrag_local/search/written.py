@@ -226,6 +226,8 @@ class _Checker:
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
+        elif ok and self.bound and self._retold(cites[0]):
+            ok, reason = False, "retells the sentence an earlier line told"
         if not self.written.sections:
             self.written.sections.append(("", []))
         self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
@@ -234,6 +236,15 @@ class _Checker:
             self._emit(text, cites)
         else:
             self.written.dropped += 1
+
+    def _retold(self, first: int) -> bool:
+        """Whether a kept line before was bound to the same sentence (a bound line is
+        made of its first cited sentence's words): two topics given one sentence wrote
+        "Mrs. Cratchit kissed him, his daughters kissed him" and "She kissed him, his
+        daughters kissed him" in Carol's themes, too unlike to be near-duplicates."""
+        said = self.evidence[first - 1].text
+        return any(w.ok and w.cites and self.evidence[w.cites[0] - 1].text == said
+                   for _h, ls in self.written.sections for w in ls)
 
     def verdict(self, text: str, cites: tuple[int, ...]) -> tuple[bool, str]:
         """Whether a written line stands on what it cites, and if not, why."""
