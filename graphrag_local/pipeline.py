@@ -347,7 +347,9 @@ def reports(b: Build) -> None:
     """Bottom-up, so every sub-community's report exists when its parent needs it."""
     s = b.settings.reports
     by_id = {c.id: c for c in b.clusters}
-    todo = [c for c in b.clusters if len(c.members) >= s.min_community_size]
+    described = {e.name: len(e.sources) for e in b.entities}
+    todo = [c for c in b.clusters if len(c.members) >= s.min_community_size
+            or (len(c.members) == 1 and described.get(c.members[0], 0) >= s.alone_sentences)]
     b.counts["skipped_communities"] = len(b.clusters) - len(todo)
     write = b.recipe.mode.reporter(b)
     done: dict[str, CommunityReport] = {}

