@@ -344,7 +344,10 @@ def communities(b: Build) -> None:
 
 
 def reports(b: Build) -> None:
-    """Bottom-up, so every sub-community's report exists when its parent needs it."""
+    """Bottom-up, so every sub-community's report exists when its parent needs it. A
+    community smaller than `reports.min_community_size` gets none, unless it is one entity
+    that `reports.alone_sentences` sentences describe (a story's hero with no relationship
+    found would otherwise be in no report, and so in no global answer)."""
     s = b.settings.reports
     by_id = {c.id: c for c in b.clusters}
     described = {e.name: len(e.sources) for e in b.entities}

@@ -36,7 +36,8 @@ may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of 
 loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
-something, cuts a name short), is dropped.
+something, cuts a name short), is dropped; so is a bound line made of the sentence an
+earlier kept line was made of (it retells it: `_Checker._retold`).
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
