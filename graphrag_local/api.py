@@ -68,11 +68,12 @@ def model_info(settings: Settings, *, check: bool = True) -> ModelInfo:
         )
         digest = hashlib.sha256(remote.model_key().encode("utf-8")).hexdigest()
         return ModelInfo(preset, None, digest, remote)
-    if not check and presets_mod.locate(preset) is None:
-        # a query session over an index built with a model since removed: an extractive
-        # answer loads none; one that loads it says what is missing then (open_chat_model)
-        return ModelInfo(preset, None, "")
-    path = presets_mod.require(preset)
+    path = presets_mod.locate(preset)
+    if path is None:
+        if not check:  # a query session over an index built with a model since removed: an
+            # extractive answer loads none; one that loads it says then what is missing
+            return ModelInfo(preset, None, "")
+        path = presets_mod.require(preset)  # not found: raises, saying how to get it
     if check:
         presets_mod.check_gguf(path)
     return ModelInfo(preset, path, presets_mod.sha256_file(path))

@@ -91,13 +91,8 @@ def write_podcasts(out: Path, episodes: int, first: int) -> list[Path]:
     found = podcast_episodes()
     numbers = sorted(found)[first:]
     numbers = numbers[:episodes] if episodes else numbers
-    out.mkdir(parents=True, exist_ok=True)
+    written = write_texts(out, [found[n] for n in numbers])
     shutil.copy(PODCASTS / "LICENSE", out / "LICENSE.podcasts")
-    written = []
-    for n in numbers:
-        name, text = found[n]
-        (out / name).write_text(text, encoding="utf-8")
-        written.append(out / name)
     return written
 
 
@@ -120,13 +115,17 @@ def carol_staves(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def write_carol_staves(out: Path) -> list[Path]:
+def write_texts(out: Path, texts: list[tuple[str, str]]) -> list[Path]:
+    """Each (file name, text) written into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for title, text in carol_staves(CAROL.read_text(encoding="utf-8")):
-        (out / f"{title}.txt").write_text(text, encoding="utf-8")
-        written.append(out / f"{title}.txt")
-    return written
+    for name, text in texts:
+        (out / name).write_text(text, encoding="utf-8")
+    return [out / name for name, _text in texts]
+
+
+def write_carol_staves(out: Path) -> list[Path]:
+    return write_texts(out, [(f"{title}.txt", text)
+                             for title, text in carol_staves(CAROL.read_text(encoding="utf-8"))])
 
 
 def stories(text: str, count: int, min_chars: int) -> list[tuple[str, str]]:
@@ -146,12 +145,8 @@ def stories(text: str, count: int, min_chars: int) -> list[tuple[str, str]]:
 
 
 def write_stories(src: Path, out: Path, count: int, min_chars: int) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for stem, text in stories(src.read_text(encoding="utf-8"), count, min_chars):
-        (out / f"{stem}.txt").write_text(text, encoding="utf-8")
-        written.append(out / f"{stem}.txt")
-    return written
+    return write_texts(out, [(f"{stem}.txt", text) for stem, text
+                             in stories(src.read_text(encoding="utf-8"), count, min_chars)])
 
 
 def main() -> int:
