@@ -72,8 +72,8 @@ def doubled_name(sentence: str, within: int = 2) -> str:
     for i, (_a0, a1, a) in enumerate(runs):
         for b0, b1, b in runs[i + 1:]:
             owner = sentence[ends[b1 - 1]:ends[b1 - 1] + 1] in ("'", "’")  # "Scrooge's nephew"
-            if b0 - a1 <= within and a.lower() == b.lower() and not owner:
-                return a
+            if b0 - a1 <= within and a.lower() == b.lower() and not owner and a != "I":
+                return a  # ("I" is no name: "they said, I thought I had to choose")
     return ""
 
 

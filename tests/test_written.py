@@ -415,6 +415,7 @@ def test_a_line_saying_a_name_twice_in_a_row_is_dropped_as_garbled():
                                 "Millbrook.") == "Millbrook"
     assert garbles.doubled_name("А вот в Семеновский, отписать в Семеновский.") == "Семеновский"
     assert not garbles.doubled_name("Scrooge and Scrooge's nephew talked.")  # an owner
+    assert not garbles.doubled_name("Students come up and they said, I thought I had to.")
     assert not garbles.doubled_name("Scrooge met Fred, and then Scrooge laughed.")
     sources = ["Tobias Renn designed new earth banks for the River Aldren at Millbrook."]
     reply = ("- Tobias Renn designed new earth banks for Millbrook at Millbrook [1]\n"
@@ -603,6 +604,25 @@ def _as_regex(expr: str) -> str:
                   is not None else "", expr)
 
 
+def _rule_regex(grammar: str, name: str) -> str:
+    """A regular expression of a rule of a GBNF grammar with no recursion (the rules it
+    names put in its place)."""
+    import re
+
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().split("\n"))
+
+    def expand(rule: str) -> str:
+        if rule not in rules:  # a rule the grammar has not: it matches nothing
+            return "(?!)"
+        out = []
+        for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][\w-]*|[^"A-Za-z_]+', rules[rule]):
+            tok = m.group()
+            out.append(f"(?:{expand(tok)})" if tok in rules else _as_regex(tok))
+        return "".join(out)
+
+    return expand(name)
+
+
 def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     """`writer_bound`: the grammar's words are its evidence's words (and function words),
     as a trie; "Scrooge's" gives "Scrooge" too."""
@@ -614,9 +634,8 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     assert not any(pattern.fullmatch(w) for w in ("Scroog", "ands", "Bob", ""))
     assert {"Scrooge", "scrooge", "Scrooge's"} <= set(bd.vocabulary("Scrooge's nephew"))
     g = bd.bound_grammar(list(SOURCES), [1, 2], True, 2)
-    first, second = (re.compile(_as_regex(g.split(f"w{i} ::= ")[1].split("\n")[0]))
-                     for i in (1, 2))
-    assert first.fullmatch("Greer") and second.fullmatch("timber") and first.fullmatch("the")
+    first, second = (re.compile(_rule_regex(g, f"g{i}")) for i in (1, 2))
+    assert first.fullmatch("Greer") and second.fullmatch("timber") and first.fullmatch("the Greer")
     assert not first.fullmatch("Tobias") and not first.fullmatch("fishing")  # 3 not given
     assert not first.fullmatch("not")  # a negation is a claim of its own
     assert not first.fullmatch("story") and not first.fullmatch("describes")  # of the text
@@ -634,11 +653,32 @@ def test_a_bound_line_is_written_from_one_sentence_and_cites_it_first():
     assert re.fullmatch(r'"- " \(t1 " \[1\]" \| t2 " \[2\]"\) cite\? cite\? "\\n"',
                         rules["line"])
     for i, other in ((1, 2), (2, 1)):  # sentence i's text is made of its words alone
-        assert f"w{i}" in rules[f"t{i}"] and f"w{other}" not in rules[f"t{i}"]
-    first, second = (re.compile(_as_regex(rules[f"w{i}"])) for i in (1, 2))
+        assert f"g{i}" in rules[f"t{i}"] and f"g{other}" not in rules[f"t{i}"]
+    first, second = (re.compile(_rule_regex(g, f"g{i}")) for i in (1, 2))
     assert first.fullmatch("Greer") and not first.fullmatch("timber")
     assert second.fullmatch("timber") and not second.fullmatch("Greer")
-    assert first.fullmatch("through") and second.fullmatch("the")  # common words in both
+    assert first.fullmatch("through Greer") and second.fullmatch("the timber")  # common words
+
+
+def test_a_bound_clause_ends_on_a_word_that_can_end_it():
+    """The grammar ends a clause on a word that ends it, not on "the", "and", "could" or
+    "was" (the check dropped such lines as cut: "... the tiny door at the."); an English
+    line may end on "die" where its evidence says it, not on another language's "der"."""
+    import re
+
+    g = bd.bound_grammar(list(SOURCES), [1, 2], False, 2)
+    line = re.compile(_rule_regex(g, "t1"))
+    assert line.fullmatch("Hannah Greer opposed the plan.")
+    assert line.fullmatch("Hannah Greer opposed the plan, and the harbour.")
+    for cut in ("Hannah Greer opposed the.", "Hannah Greer opposed the plan and.",
+                "Hannah Greer could.", "Hannah Greer was.", "Hannah Greer opposed, the.",
+                "Hannah Greer opposed der."):
+        assert not line.fullmatch(cut), cut
+    dies = re.compile(_rule_regex(bd.bound_grammar(["If they go too near, they die."], [1],
+                                                   False, 1), "t1"))
+    assert dies.fullmatch("They go too near, they die.")
+    assert not bd.cut("They go too near, they die.") and not bd.cut("They came all the while.")
+    assert bd.cut("They came while.")
 
 
 def test_evidence_in_another_language_gives_its_own_words_and_heading():
@@ -650,7 +690,7 @@ def test_evidence_in_another_language_gives_its_own_words_and_heading():
     german = ["Effi spielte mit ihren Freundinnen im Garten von Hohen-Cremmen.",
               "Frau von Briest verhandelte mit ihrem Schwiegersohn über die Hochzeit."]
     g = bd.bound_grammar(german, [1, 2], True, 2)
-    first, second = (re.compile(_as_regex(g.split(f"w{i} ::= ")[1].split("\n")[0]))
+    first, second = (re.compile(f"(?:{_rule_regex(g, f'n{i}')})|(?:{_rule_regex(g, f'o{i}')})")
                      for i in (1, 2))
     assert first.fullmatch("Effi") and first.fullmatch("mit") and second.fullmatch("die")
     assert not first.fullmatch("the") and not second.fullmatch("was")
@@ -658,6 +698,17 @@ def test_evidence_in_another_language_gives_its_own_words_and_heading():
     assert "cword" in title  # bound: a German heading of the evidence's own words
     english = bd.bound_grammar(list(SOURCES), [1, 2], True, 2, languages=frozenset({"en"}))
     assert "cword" not in english  # an English topic's heading is the writer's own words
+
+
+def test_a_bound_japanese_line_does_not_end_on_a_particle():
+    """A Japanese line ending on a particle ends mid-clause ("本庄は丹後国の者で。"): its
+    last character is another of its evidence's; a Chinese line has no such rule."""
+    import re
+
+    g = bd.bound_grammar(["本庄は丹後国の者である。"], [1], False, 1, cjk=True)
+    line = re.compile(_rule_regex(g, "text"))
+    assert line.fullmatch("本庄は丹後国の者。") and not line.fullmatch("本庄は丹後国の者で。")
+    assert "wend" not in bd.bound_grammar(["阿Q正传是鲁迅的小说。"], [1], False, 1, cjk=True)
 
 
 def test_a_bound_line_the_word_limit_cut_is_dropped():
