@@ -258,10 +258,13 @@ def _spaced_runs(sentence: str) -> list[list[str]]:
     return runs
 
 
+_LIST_MARK = re.compile(r"[,;:()\[\]\"“”]")  # between two names: "no Oculus, Vive or ..."
+
+
 def name_runs(sentence: str) -> list[tuple[int, int, str]]:
     """Runs of capitalised words (word positions [start, end), text): the names stated;
     not a word opening quoted speech ("'More shame for him'") nor one called to ("Fred!"),
-    nor a month or a day."""
+    nor a month or a day. A comma or the like ends a run: "Oculus, Vive" are two names."""
     matches = list(_WORD.finditer(sentence))
     words = [m.group(0) for m in matches]
     runs: list[tuple[int, int, str]] = []
@@ -269,7 +272,8 @@ def name_runs(sentence: str) -> list[tuple[int, int, str]]:
         quoted = sentence[:matches[i].start()].rstrip().endswith(tuple("'\"‘“«»:"))
         called = sentence[matches[i].end():].lstrip().startswith(("!", "?"))  # "..., Fred!"
         if _capitalised(w, i) and not quoted and not called and w.lower() not in _TIMES:
-            if runs and runs[-1][1] == i:
+            listed = i and _LIST_MARK.search(sentence[matches[i - 1].end():matches[i].start()])
+            if runs and runs[-1][1] == i and not listed:
                 start, _end, text = runs[-1]
                 runs[-1] = (start, i + 1, f"{text} {w}")
             else:

@@ -100,6 +100,14 @@ def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
                          "or Unity.", ["At that time, there was no Oculus, right, no Vive, no "
                                        "Windows Mixed Reality, no Unity, so there was not "
                                        "really industry in virtual reality."]).ok
+    # the writer's own list: a comma ends a name ("Oculus, Vive" are two), so the names it
+    # lists are not related in it (the 1.5B's line was dropped as relating "Oculus Vive")
+    assert support.check("At that time there was no Oculus, Vive or Windows Mixed Reality or "
+                         "Unity.", ["At that time, there was no Oculus, right, no Vive, no "
+                                    "Windows Mixed Reality, no Unity, so there was not really "
+                                    "industry in virtual reality."]).ok
+    assert [r[2] for r in support.name_runs("No Oculus, Vive or Mr. Fezziwig.")] == [
+        "Oculus", "Vive", "Mr Fezziwig"]
     assert support.misrelated("KEVIN SCOTT praises Wences as a serial entrepreneur.", [
         "KEVIN SCOTT: Yeah, Wences is a true serial entrepreneur."]) is None
     assert support.check("Mr. Fezziwig danced with Mrs. Fezziwig.",  # "Mr." ends no clause
