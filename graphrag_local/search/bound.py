@@ -207,7 +207,7 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
 
 # words a sentence does not end on (English): a bound line may not end on one (the grammar's
 # clauses end on another word: `_clause`), and a line that does was cut (`cut`). Before the
-# grammar kept to it, 21 of the 61 lines dropped in the stored runs (Carol's themes, the
+# grammar kept to it, 21 of the 134 lines dropped in the stored runs (Carol's themes, the
 # podcast's ten answers, the 12 and 18 stories' three) ended so, "... the tiny door at the.",
 # "... so that the children could."
 CUT_WORDS = frozenset("""
