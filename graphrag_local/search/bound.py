@@ -98,8 +98,8 @@ def _line_words(text: str, common: frozenset[str], foreign: bool) -> set[str]:
     return words | {a for a in ABBREVIATIONS if a in text}
 
 
-# words that cannot end a clause before one that can, at most: with 3, "who was the head"
-# could not be written and the 1.5B wrote "who was theirs head"
+# a group's words at most: up to this less one that cannot end a clause, then one that can.
+# With 3, "who was the head" could not be written and the 1.5B wrote "who was theirs head"
 GROUP_WORDS = 6
 # a clause's such groups at most: a clause the old word limit (16) let be written can be
 # (with 8, the 1.5B wrote "... if you, as a bank in the U." where it had written "... if
