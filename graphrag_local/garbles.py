@@ -72,8 +72,10 @@ def doubled_name(sentence: str, within: int = 2) -> str:
     for i, (_a0, a1, a) in enumerate(runs):
         for b0, b1, b in runs[i + 1:]:
             owner = sentence[ends[b1 - 1]:ends[b1 - 1] + 1] in ("'", "’")  # "Scrooge's nephew"
+            # "I" twice is how people talk ("they said, I thought I had to choose"); it
+            # stays a name to the support check, which holds a line's "I" to its source's
             if b0 - a1 <= within and a.lower() == b.lower() and not owner and a != "I":
-                return a  # ("I" is no name: "they said, I thought I had to choose")
+                return a
     return ""
 
 
@@ -158,7 +160,7 @@ def miscased(sentence: str, sources: list[str]) -> str:
     return ""
 
 
-_AUXILIARIES = frozenset("is was are were be been being am has have had".split())
+AUXILIARIES = frozenset("is was are were be been being am has have had".split())
 
 
 def dangles(sentence: str, sources: list[str]) -> bool:
@@ -166,7 +168,7 @@ def dangles(sentence: str, sources: list[str]) -> bool:
     not a knocker, but Marley's face."): it ends with "is", "was", "had" or the like, and
     no cited sentence ends a clause on its last two words ("... as he was.")."""
     words = [w.lower() for w in _WORD.findall(sentence)]
-    if len(words) < 2 or words[-1] not in _AUXILIARIES or CJK.search(sentence):
+    if len(words) < 2 or words[-1] not in AUXILIARIES or CJK.search(sentence):
         return False
     pattern = re.compile(_phrase(words[-2:]) + r"\s*[^\w\s]", re.IGNORECASE)
     return not any(pattern.search(s) for s in sources)
@@ -197,7 +199,7 @@ def names_only(sentence: str) -> bool:
     words = _WORD.findall(sentence)
     return bool(words) and all(
         (w.lower() in FUNCTION_WORDS or w[:1].isupper() or w.isdigit())
-        and w.lower() not in _AUXILIARIES and w.lower() not in MODALS for w in words)
+        and w.lower() not in AUXILIARIES and w.lower() not in MODALS for w in words)
 
 
 def truncated_name(sentence: str, sources: list[str]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .. import support
+from .. import garbles, support
 from ..language.detect import detect_language
 from ..language.scripts import KANA
 
@@ -184,8 +184,7 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
             # but where the evidence says it ("they die")
             said = {w.lower() for w in vocabulary(evidence[i - 1])}
             rules += _clause(i, words, CUT_WORDS_OTHER if foreign
-                             else CUT_WORDS | AUXILIARIES | OPEN_ONLY
-                             | (CUT_WORDS_OTHER - said))
+                             else CLAUSE_OPEN | (CUT_WORDS_OTHER - said))
             alts.append(f't{i} " [{i}]"')
         rules.append(f'line ::= "- " ({" | ".join(alts)}) cite? cite? "\\n"')
     if themed:
@@ -215,14 +214,14 @@ a an the and or but nor of to for from by with without about into onto between a
 through during than as if because though although whether which who whom whose
 that these those its their his my our your at when where could would should can may
 might must shall will s""".split())
-# nor, by grammar, on a verb that needs more ("Marley's face was.": `garbles.dangles`, which
-# lets a line end so where what it cites does: "... as he was.")
-AUXILIARIES = frozenset("is are was were be been being am has have had".split())
-# nor on "in", "on", "like" ...: given only the words above, the 1.5B ended a clause on "in"
-# and went on after a comma ("... the vibrant entrepreneurial scene in, for the most of
-# China."); a line written otherwise that ends so is read by `garbles.cut_short` ("the
-# house he lived in." where what it cites says so)
-OPEN_ONLY = frozenset("in on upon like via per such every".split())
+# an English clause, by grammar, ends on none of these, nor on the open ends of a phrase
+# ("in", "on": `garbles.OPEN_ENDS`) or a verb that needs more ("was": `garbles.dangles`).
+# Given only `CUT_WORDS`, the 1.5B ended a clause on "in" and went on after a comma ("...
+# the vibrant entrepreneurial scene in, for the most of China."). A line written otherwise
+# that ends so is read by the garble tests, which let it where what it cites ends so too
+# ("the house he lived in.", "... as he was.")
+CLAUSE_OPEN = (CUT_WORDS | garbles.OPEN_ENDS | garbles.AUXILIARIES
+               | frozenset("upon like via per such every".split()))
 # and in French, German, Spanish and Russian evidence: their articles, conjunctions and
 # the prepositions that do not end a clause (not German's "an", "auf", "mit": "Er hörte
 # auf."; not for English: "... they die.", "... a con.")
@@ -230,6 +229,8 @@ CUT_WORDS_OTHER = frozenset("""
 le la les un une des du de et au aux ou mais der die das den dem ein eine einen einem einer
 eines und oder dass el los las y del al con por para que и в во на с со к ко по за из от до
 для о об а но или""".split())
+# those that are English words too: an English line may end on one ("... they die.")
+_CUT_ELSEWHERE = CUT_WORDS_OTHER - {"die", "con", "den"}
 # "while" ends a sentence after an article only ("all the while", "for a while")
 _WHILE = re.compile(r"\b(?:the|a)\s+while\W*$", re.IGNORECASE)
 
@@ -249,4 +250,4 @@ def cut(text: str) -> bool:
     last = words[-1].lower() if words else ""
     if last == "while":
         return not _WHILE.search(text)
-    return last in CUT_WORDS or last in CUT_WORDS_OTHER - {"die", "con", "den", "a", "o"}
+    return last in CUT_WORDS or last in _CUT_ELSEWHERE
