@@ -81,6 +81,24 @@ def test_near_duplicates():
 # --- mentions, co-occurrence, the fast method --------------------------------------------
 
 
+def test_a_title_line_is_quoted_only_after_every_whole_sentence():
+    """Basic's answer to "Why did the Aldren Water Trust oppose the dredging?" quoted the
+    sample's title line "The Harbour Dredging Vote" among its sentences."""
+    from graphrag_local.schema import Source
+    from graphrag_local.search.extractive import Quote, choose_quotes
+
+    def quote(text: str, k: int) -> Quote:
+        return Quote(text, Source("c", k, k + 1), ("S1",), 1.0 - k / 10)
+
+    ranked = [quote("The Harbour Dredging Vote", 0), quote("The Trust opposes the plan.", 1),
+              quote("Mara Quill argues that dredging would damage the river.", 2)]
+    assert [q.text for q in choose_quotes(ranked, 2)] == [ranked[1].text, ranked[2].text]
+    assert choose_quotes(ranked, 3)[-1].text == "The Harbour Dredging Vote"  # when it is all
+    caption = quote("[Illustration: _Bob Cratchit went down a slide on Cornhill, at the end "
+                    "of a lane of boys_]", 0)  # a long line is no heading, however it ends
+    assert choose_quotes([caption, *ranked[1:]], 1) == [caption]
+
+
 def test_longest_name_wins_and_is_not_also_its_part():
     text = "The River Aldren Restoration Project restores the River Aldren."
     assert names_in(text, ["River Aldren", "River Aldren Restoration Project"]) == [

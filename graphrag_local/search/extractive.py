@@ -30,7 +30,7 @@ from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Source
-from ..sentences import near_duplicate, squash, word_count
+from ..sentences import is_statement, near_duplicate, squash, word_count
 from ..settings import QuerySettings
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
@@ -50,14 +50,24 @@ class Quote:
 
 
 def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
-    """The first `count` quotes (already ranked), no two alike."""
+    """The first `count` quotes (already ranked), no two alike; a title or heading (`_heading`)
+    only after every other. Nearest "Why did the Aldren Water Trust oppose the dredging?",
+    the sample's title line "The Harbour Dredging Vote" was quoted as basic's fifth
+    sentence."""
     chosen: list[Quote] = []
-    for q in quotes:
+    for q in sorted(quotes, key=lambda q: _heading(q.text)):  # (stable)
         if len(chosen) == count:
             break
         if not any(near_duplicate(q.text, c.text) for c in chosen):
             chosen.append(q)
     return chosen
+
+
+def _heading(text: str) -> bool:
+    """A title or heading: a few words (under 8) that do not end like a sentence. Not a
+    long line that does not (Carol's "[Illustration: _Bob Cratchit went down a slide on
+    Cornhill ..._]" answers "Where did Bob Cratchit go down a slide?")."""
+    return not is_statement(text) and word_count(text) < 8
 
 
 def render(quotes: list[Quote], lead: str = "") -> str:
