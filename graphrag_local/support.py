@@ -422,7 +422,11 @@ def _attached(tokens: list[tuple[str, bool, bool]], name: list[str], role: str) 
         if tokens[end][1] and end + 1 < len(tokens) and not tokens[end + 1][0].endswith("ing"):
             continue  # "the sister of Scrooge's niece": the niece's ("of Peter's being": his)
         k = end - len(name)
-        while k >= 0 and end - len(name) - k < 3 and tokens[k][0] in FUNCTION_WORDS \
+        while k >= 0 and tokens[k][2] and not tokens[k][1] and tokens[k][0] \
+                and tokens[k][0] not in FUNCTION_WORDS:
+            k -= 1  # the name is the tail of a longer one ("Town Council" of "Port Aldren ...")
+        top = k
+        while k >= 0 and top - k < 3 and tokens[k][0] in FUNCTION_WORDS \
                 and tokens[k][0] not in PREPOSITIONS:
             k -= 1  # "in honour of its being Christmas Eve"
         if k >= 1 and tokens[k][0] in PREPOSITIONS and _stem(tokens[k - 1][0]) == _stem(role):

@@ -504,6 +504,13 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
     assert support.check("Fred was Scrooge's niece.", hinted).reason == \
         "'Fred as Scrooge' said of no name it cites"
     assert not wr.verdict("Fred was Scrooge's niece.", hinted)[0]
+    # a name's tail stands for it ("the Town Council" of "the Port Aldren Town Council": the
+    # demo's themes answer dropped "... the leader of the Town Council"), not for another
+    voss = ["Elena Voss is the mayor of Port Aldren and the leader of the Port Aldren Town "
+            "Council."]
+    assert support.misattached("Elena Voss is the leader of the Town Council.", voss) == ""
+    assert support.misattached("Elena Voss is the mayor of the Town Council.", voss) == \
+        "mayor of Town Council"
     # a name said to be something of itself (the podcast's "They are the branch of Unity")
     assert support.misattached("Unity is the branch of Unity that does experimentation.",
                                ["They are the branch of Unity that is doing experimentation."]
