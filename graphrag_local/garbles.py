@@ -12,7 +12,7 @@ not the sentence it meant. A line is garbled when it
 - capitalises a common word where a name was (`miscased`: "Danielle Feedback");
 - only names something (`names_only`: "The Millbrook Flood.");
 - cuts a name short into another (`truncated_name`: "the Port Aldren Town" of "the Port
-  Aldren Town Council").
+  Aldren Town Council"; "the queer little Half." of "Half-Chick").
 
 Each was read off lines the 1.5B wrote that passed the word checks, and measured on the
 labelled lines (`scripts/eval_support.py`): none drops a supported one. `search/headings.py`
@@ -212,6 +212,8 @@ def truncated_name(sentence: str, sources: list[str]) -> str:
         return ""
     for start, end, name in name_runs(sentence):
         if end - start < 2:
+            if _first_part(name, sentence, sources):
+                return name
             continue
         pattern = re.compile(_phrase(name.split()), re.IGNORECASE)
         found = whole = False
@@ -224,6 +226,17 @@ def truncated_name(sentence: str, sources: list[str]) -> str:
         if found and not whole:
             return name
     return ""
+
+
+def _first_part(word: str, sentence: str, sources: list[str]) -> bool:
+    """Whether `word`, not joined by a hyphen in the sentence, is in every cited sentence
+    that says it the first part of a hyphenated name ("the queer little Half." of "the
+    little Half-Chick"; not "Hen mother" of "Hen-mother", which reads)."""
+    own = re.compile(rf"\b{re.escape(word)}\b(?!-)")
+    if not own.search(sentence):
+        return False
+    found = [m for s in sources for m in re.finditer(rf"\b{re.escape(word)}\b(-[A-Z])?", s)]
+    return bool(found) and all(m.group(1) for m in found)
 
 
 def gapped(sentence: str, sources: list[str]) -> str:

@@ -558,6 +558,14 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
                                                   "('the main between')")
     assert garbles.gapped("The Cooperative joined in a campaign against the dredging.",
                           ["The Cooperative joined the Trust in a campaign against it."]) == ""
+    # a hyphenated name cut at its hyphen (the 12 stories' themes kept "The Hen mother did
+    # not know what to do with the queer little Half."); "Hen mother" reads
+    chick = ["The Hen-mother did not know what in the world to do with the queer little "
+             "Half-Chick."]
+    assert wr.verdict("The Hen mother did not know what to do with the queer little Half.",
+                      chick) == (False, "says 'Half', a name cut short of what it cites")
+    assert wr.verdict("The Hen mother did not know what to do with the queer little "
+                      "Half-Chick.", chick) == (True, "")
 
 
 def test_a_line_calling_something_a_theme_or_focus_its_source_does_not_is_dropped():
@@ -648,6 +656,15 @@ def test_a_bound_line_may_use_only_the_words_of_its_evidence():
     assert all(pattern.fullmatch(w) for w in words)
     assert not any(pattern.fullmatch(w) for w in ("Scroog", "ands", "Bob", ""))
     assert {"Scrooge", "scrooge", "Scrooge's"} <= set(bd.vocabulary("Scrooge's nephew"))
+    assert {"Half-Chick", "Half", "Chick", "rope-end"} <= set(bd.vocabulary(
+        "The little Half-Chick tied the rope-end."))  # a hyphenated word whole, and its parts
+    # an English line uses no other language's function words but where its evidence does
+    # ("which is a very un at all gingerbread boy"; "die" would pass the check unweighed)
+    g = bd.bound_grammar(["The Gingerbread Boy ran on.", "The Clouds die if they go near."],
+                         [1, 2], True, 2)
+    words1, words2 = (re.compile(_rule_regex(g, f"g{i}")) for i in (1, 2))
+    assert not any(words1.fullmatch(f"{w} Boy") for w in ("un", "la", "der", "die"))
+    assert words1.fullmatch("the Boy") and words2.fullmatch("die")
     g = bd.bound_grammar(list(SOURCES), [1, 2], True, 2)
     first, second = (re.compile(_rule_regex(g, f"g{i}")) for i in (1, 2))
     assert first.fullmatch("Greer") and second.fullmatch("timber") and first.fullmatch("the Greer")

@@ -21,6 +21,9 @@ from ..language.scripts import KANA
 
 # a number whole ("400,000", "2.5"), or a word with its apostrophes ("Scrooge's")
 _VOCAB_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
+# a hyphenated word whole ("Half-Chick", "rope-end"): without it, a line could write
+# "Half" but not "-Chick", and the 1.5B ended "... the queer little Half."
+_COMPOUND = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:-[^\W_]+(?:['’][^\W_]+)*)+")
 # words a written sentence may use whatever it cites (what the support check ignores),
 # less the negations: "not" is a claim of its own
 NEGATIONS = frozenset({"not", "no", "nor", "never", "nothing", "none", "neither"})
@@ -47,9 +50,10 @@ def _char_class(chars: str) -> str:
 
 def vocabulary(text: str) -> list[str]:
     """The word forms a sentence citing `text` may use: its words as written, lower-cased
-    and capitalised (a sentence may start with any of them)."""
+    and capitalised (a sentence may start with any of them), a hyphenated one whole and
+    in its parts."""
     out: dict[str, None] = {}
-    for w in _VOCAB_WORD.findall(text):
+    for w in _VOCAB_WORD.findall(text) + _COMPOUND.findall(text):
         base = re.sub(r"['’]s$", "", w)  # "Scrooge's" gives "Scrooge" too
         for form in (w, w.lower(), w[:1].upper() + w[1:], base, base.lower(),
                      base[:1].upper() + base[1:]):
@@ -177,9 +181,13 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # not 40, Carol's themes 12 of 20 as before
         # at most one comma: given ", " between any words, the 1.5B chained clause after
         # clause ("X kissed Peter, X kissed his daughters, ...") until it looped or was cut
+        # in English, not the other languages' function words but where the evidence says
+        # them: given them, the 1.5B wrote "which is a very un at all gingerbread boy", "la
+        # la", and "die" is a word of English the check does not weigh
+        mine = common if foreign else common - support.OTHER_FUNCTION_WORDS
         alts = []
         for i in ids:
-            words = _line_words(evidence[i - 1], common, foreign)
+            words = _line_words(evidence[i - 1], mine, foreign)
             # in English, nor on another language's article the common words hold ("der")
             # but where the evidence says it ("they die")
             said = {w.lower() for w in vocabulary(evidence[i - 1])}
