@@ -788,9 +788,36 @@ def test_a_topic_is_the_same_request_wherever_it_stands_in_the_answer():
 
 
 def test_renumbered_turns_a_topics_citations_into_the_answers():
-    reply = "## Port [1] days\n- Ships sail [1] ok [2]\n- Grain [2][1]\n- cut off"
+    reply = "## Port [1] days\n- Ships sail [1] ok [2]\n- Grain [2][1] ~3,9\n- cut off"
     assert wr.renumbered(reply, [4, 7]) == ("## Port [1] days\n- Ships sail [1] ok [7]\n"
-                                            "- Grain [7][4]\n- cut off")
+                                            "- Grain [7][4] ~3,9\n- cut off")
+
+
+def test_a_line_the_writer_was_kept_from_writing_its_own_way_is_dropped():
+    """The decoder marks where a writer's reply took tokens the model itself gave under 1%
+    (`decode.annotated`: " ~offsets" at the end of a line); a line with `UNLIKELY_TOKENS`
+    such in its text is dropped ("... Tiny Tim was growing strong and his hearty" was kept
+    before), fewer or in its citations do not count, and a heading's marks are not its
+    words."""
+    from graphrag_local.models.decode import annotated
+
+    line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]"
+    third = "- Hannah Greer opposed the plan to dredge Aldren Harbour in 2022 [1]"
+    text = f"## The harbour dispute\n{line}\n{third}"
+    at2, at3 = text.index(line), text.index(third)
+    # three in the second line's text; one in the third's, two in its citation "[1]"
+    marks = [3, at2 + 2, at2 + 7, at2 + 14, at3 + 2, at3 + len(third) - 2, at3 + len(third) - 1]
+    out = annotated(text, marks)
+    assert out.splitlines() == ["## The harbour dispute ~3", f"{line} ~2,7,14",
+                                f"{third} ~2,{len(third) - 2},{len(third) - 1}"]
+    assert annotated(text, marks, last=False).splitlines()[-1] == third
+    assert annotated(text, []) == text
+    checker = wr._Checker(evidence(), [], "Who?", None)
+    checker(wr.renumbered(out, [1]) + "\n")
+    first, again = checker.written.sections[0][1]
+    assert checker.written.sections[0][0] == "The harbour dispute"
+    assert not first.ok and first.reason.startswith("3 of its words were unlikely")
+    assert again.ok  # one mark in its text ("- " is not), two in its citation
 
 
 def test_a_focused_answers_quotes_are_as_long_as_without_a_writer_and_cite_what_they_show():

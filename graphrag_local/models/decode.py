@@ -23,6 +23,11 @@ counted apart. The same decoder serves one request and many, so a batched reply 
 sequential one differ only where floating-point sums taken in another order (a batch of
 sequences goes through other matrix kernels) move a near-tie between two tokens.
 
+Unlikely tokens: a job that asks (`Request.mark_unlikely`, a writer's) records where in its
+text it took a token the model itself gave less than `UNLIKELY_P` (the grammar or the copy
+guard ruled out what it would have written), and its reply carries them at the end of each
+line as " ~4,17" (character offsets in the line: `annotated`).
+
 This module does not import llama_cpp: `llama.py` hands it the library and the model."""
 
 from __future__ import annotations
@@ -35,6 +40,26 @@ import numpy as np
 from .copying import CopyGuard
 
 PENALTY_LAST_N = 64  # what llama-cpp-python's Llama uses (last_n_tokens_size)
+UNLIKELY_P = 0.01  # a token taken below this probability (the model's own, before the grammar)
+UNLIKELY_MARK = " ~"  # what begins a line's marks (`annotated`)
+
+
+def annotated(text: str, offsets: list[int], last: bool = True) -> str:
+    """`text` with each line's unlikely tokens (`offsets` into `text`) marked at its end, as
+    offsets into the line: "- The Hen [3]" + " ~4". `last`: the last line too (not while
+    it may go on)."""
+    if not offsets:
+        return text
+    out, start = [], 0
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        end = start + len(line)
+        marks = [o - start for o in offsets if start <= o < end]
+        finished = k < len(lines) - 1 or last
+        out.append(line + (UNLIKELY_MARK + ",".join(map(str, marks)) if marks and finished
+                           else ""))
+        start = end + 1
+    return "\n".join(out)
 GUARD_TRIES = 8  # best tokens looked at before the grammar's mask, should the guard ban some
 
 
@@ -58,6 +83,12 @@ class Job:
     on_text: object = None  # called with each new piece of text; True stops the job
     shown: int = 0  # characters of `text` passed to on_text
     guard: CopyGuard | None = None  # runs of its sources the reply may not copy (greedy only)
+    mark: bool = False  # record where it took unlikely tokens (`unlikely`)
+    unlikely: list[int] = field(default_factory=list)  # offsets in `text` of such tokens
+
+    def reply(self, last: bool = True) -> str:
+        """The text, with its unlikely tokens marked if it asked (`annotated`)."""
+        return annotated(self.text, self.unlikely, last) if self.mark else self.text
 
 
 class Decoder:
@@ -141,6 +172,17 @@ class Decoder:
         if len(seen) and repeat_penalty != 1.0:
             v = logits[seen]
             logits[seen] = np.where(v <= 0, v * repeat_penalty, v / repeat_penalty)
+        if not job.mark:
+            return self._greedy(job, logits)
+        z = logits - logits.max()
+        log_p = z - np.log(np.exp(z).sum())  # the model's own, before the grammar and guard
+        token = self._greedy(job, logits)
+        if token >= 0 and log_p[token] < np.log(UNLIKELY_P):
+            job.unlikely.append(len(job.text))
+        return token
+
+    def _greedy(self, job: Job, logits: np.ndarray) -> int:
+        lib = self.lib
         for _ in range(GUARD_TRIES):
             token = int(np.argmax(logits))
             if not self._guarded(job, token):
@@ -262,6 +304,8 @@ class Decoder:
                     still.append(job)
             active = still
         for job in jobs:
+            if job.on_text is not None and job.mark and len(job.reply()) > job.shown:
+                job.on_text(job.reply()[job.shown:])  # the last line's marks
             if job.chain is not None:
                 lib.llama_sampler_free(job.chain)
             if job.grammar_sampler is not None:
@@ -388,8 +432,9 @@ class Decoder:
                 job.text, job.finish = text[:at], "stop"
                 return True
         job.text = text
-        if job.on_text is not None and len(text) > job.shown:
-            piece, job.shown = text[job.shown:], len(text)
+        shown = job.reply(last=False)
+        if job.on_text is not None and len(shown) > job.shown:
+            piece, job.shown = shown[job.shown:], len(shown)
             if job.on_text(piece):
                 job.finish = "stopped"
                 return True

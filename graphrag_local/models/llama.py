@@ -265,20 +265,21 @@ class LlamaChatModel:
         tokens, stop = self._tokens(request.messages)
         self._check_budget(len(tokens), request.max_tokens, request.purpose)
         job = Job(tokens, request.grammar, request.max_tokens, stop, on_text=on_text,
-                  guard=_guard(request))
+                  guard=_guard(request), mark=request.mark_unlikely)
         self._run(self._decoder, [request], [job], attempt)
-        return job.text
+        return job.reply()
 
     def complete_many(self, requests: list[Request], *, attempt: int = 0) -> list[str]:
         jobs = []
         for r in requests:
             tokens, stop = self._tokens(r.messages)
             self._check_budget(len(tokens), r.max_tokens, r.purpose)
-            jobs.append(Job(tokens, r.grammar, r.max_tokens, stop, guard=_guard(r)))
+            jobs.append(Job(tokens, r.grammar, r.max_tokens, stop, guard=_guard(r),
+                            mark=r.mark_unlikely))
         if self.parallel <= 1 or len(jobs) == 1:
             for r, job in zip(requests, jobs):
                 self._run(self._decoder, [r], [job], attempt)
-            return [job.text for job in jobs]
+            return [job.reply() for job in jobs]
         with self._batch_decoder() as decoder:
             pending = list(zip(requests, jobs))
             while pending:
@@ -287,7 +288,7 @@ class LlamaChatModel:
                         [j for _, j in group + pending[:1]]) <= self.n_ctx * self.parallel:
                     group.append(pending.pop(0))
                 self._run(decoder, [r for r, _ in group], [j for _, j in group], attempt)
-        return [job.text for job in jobs]
+        return [job.reply() for job in jobs]
 
     def _run(self, decoder: Decoder, requests: list[Request], jobs: list[Job], attempt: int):
         self._check_injected_failure()

@@ -58,6 +58,9 @@ class Request:
     max_tokens: int = 256
     purpose: str = ""
     avoid: Avoid | None = None
+    # mark where the reply's tokens were unlikely to the model itself (`decode.annotated`):
+    # an in-process model does; a server model cannot, and ignores it
+    mark_unlikely: bool = False
 
 
 @dataclass(frozen=True)
