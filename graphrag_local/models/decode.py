@@ -40,6 +40,7 @@ import numpy as np
 from .copying import CopyGuard
 
 PENALTY_LAST_N = 64  # what llama-cpp-python's Llama uses (last_n_tokens_size)
+GUARD_TRIES = 8  # best tokens looked at before the grammar's mask, should the guard ban some
 UNLIKELY_P = 0.01  # a token taken below this probability (the model's own, before the grammar)
 UNLIKELY_MARK = " ~"  # what begins a line's marks (`annotated`)
 
@@ -60,7 +61,6 @@ def annotated(text: str, offsets: list[int], last: bool = True) -> str:
                            else ""))
         start = end + 1
     return "\n".join(out)
-GUARD_TRIES = 8  # best tokens looked at before the grammar's mask, should the guard ban some
 
 
 @dataclass
@@ -81,7 +81,7 @@ class Job:
     chain: object = None
     grammar_sampler: object = None
     on_text: object = None  # called with each new piece of text; True stops the job
-    shown: int = 0  # characters of `text` passed to on_text
+    shown: int = 0  # characters of `reply(last=False)` passed to on_text
     guard: CopyGuard | None = None  # runs of its sources the reply may not copy (greedy only)
     mark: bool = False  # record where it took unlikely tokens (`unlikely`)
     unlikely: list[int] = field(default_factory=list)  # offsets in `text` of such tokens
@@ -164,7 +164,8 @@ class Decoder:
     def _pick(self, job: Job, index: int, repeat_penalty: float) -> int:
         """The greedy next token: the penalised argmax if the grammar admits it (and the
         job's copy guard does), else the best token both admit (the best the grammar
-        admits, should the guard ban them all)."""
+        admits, should the guard ban them all); where the job marks them, noted if the
+        model gave it under `UNLIKELY_P`."""
         lib = self.lib
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index),
                                        shape=(self.n_vocab,)).copy()
@@ -432,8 +433,8 @@ class Decoder:
                 job.text, job.finish = text[:at], "stop"
                 return True
         job.text = text
-        shown = job.reply(last=False)
-        if job.on_text is not None and len(shown) > job.shown:
+        shown = job.reply(last=False) if job.on_text is not None else ""
+        if len(shown) > job.shown:  # (its marks too: `shown` counts them)
             piece, job.shown = shown[job.shown:], len(shown)
             if job.on_text(piece):
                 job.finish = "stopped"

@@ -58,6 +58,7 @@ from typing import Protocol
 from .. import garbles, support
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
+from ..models.decode import UNLIKELY_MARK
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 from . import headings
@@ -123,7 +124,7 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 # it (Carol, the 12 and 18 stories' three questions, the podcast's ten, the demo, German,
 # French, Spanish, Russian): it dropped 33 lines, read: 32 garbled or invented, 1 a question
 UNLIKELY_TOKENS = 3
-_UNLIKELY = re.compile(r" ~(\d+(?:,\d+)*)$")  # a line's marks (`decode.annotated`)
+_UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
@@ -462,8 +463,8 @@ def renumbered(reply: str, numbers: list[int]) -> str:
         k = int(m.group(1))
         return f"[{numbers[k - 1]}]" if 1 <= k <= len(numbers) else m.group(0)
 
-    return "\n".join(re.sub(r"\[(\d+)\](?=(?: ?\[\d+\])*(?: ~[\d,]+)?\s*$)", one, line)
-                     for line in reply.split("\n"))
+    cites = r"\[(\d+)\](?=(?: ?\[\d+\])*(?:" + re.escape(UNLIKELY_MARK) + r"[\d,]+)?\s*$)"
+    return "\n".join(re.sub(cites, one, line) for line in reply.split("\n"))
 
 
 CACHE_VERSION = 6  # raised when what decodes a request changes (`models/decode.py`,
