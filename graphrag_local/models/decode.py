@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .copying import CopyGuard
+from .protocol import UNLIKELY_MARK
 
 PENALTY_LAST_N = 64  # what llama-cpp-python's Llama uses (last_n_tokens_size)
 GUARD_TRIES = 8  # best tokens looked at before the grammar's mask, should the guard ban some
 UNLIKELY_P = 0.01  # a token taken below this probability (the model's own, before the grammar)
-UNLIKELY_MARK = " ~"  # what begins a line's marks (`annotated`)
 
 
 def annotated(text: str, offsets: list[int], last: bool = True) -> str:

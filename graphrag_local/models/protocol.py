@@ -63,6 +63,11 @@ class Request:
     mark_unlikely: bool = False
 
 
+# what begins the marks at the end of a line of a reply that asked for them
+# (`Request.mark_unlikely`; `decode.annotated`: "- The Hen [3] ~4,17")
+UNLIKELY_MARK = " ~"
+
+
 @dataclass(frozen=True)
 class Sampling:
     """What decides a reply besides the prompt (a preset's values). Attempts after the

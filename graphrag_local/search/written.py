@@ -58,7 +58,7 @@ from typing import Protocol
 from .. import garbles, support
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
-from ..models.decode import UNLIKELY_MARK
+from ..models.protocol import UNLIKELY_MARK
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 from . import headings
