@@ -122,7 +122,8 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 # 5 kept lines with 3 or more were 4 garbles or inventions and a question; in German, 1 of
 # 1 garbled ("Er war noch viel zu jung, und als mein der war sich einfand"). Cold runs with
 # it (Carol, the 12 and 18 stories' three questions, the podcast's ten, the demo, German,
-# French, Spanish, Russian): it dropped 33 lines, read: 32 garbled or invented, 1 a question
+# French, Spanish, Russian): 33 drops of 28 lines, read: 23 garbled, 3 invented, 1 saying
+# nothing, 1 a question (`docs/eval_runs/writer_unlikely_drops.jsonl`)
 UNLIKELY_TOKENS = 3
 _UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
