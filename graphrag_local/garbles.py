@@ -235,8 +235,8 @@ def _first_part(word: str, sentence: str, sources: list[str]) -> bool:
     own = re.compile(rf"\b{re.escape(word)}\b(?!-)")
     if not own.search(sentence):
         return False
-    found = [m for s in sources for m in re.finditer(rf"\b{re.escape(word)}\b(-[A-Z])?", s)]
-    return bool(found) and all(m.group(1) for m in found)
+    found = [m for s in sources for m in re.finditer(rf"\b{re.escape(word)}\b(-[^\W\d_])?", s)]
+    return bool(found) and all(m.group(1) and m.group(1)[1].isupper() for m in found)
 
 
 def gapped(sentence: str, sources: list[str]) -> str:

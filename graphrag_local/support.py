@@ -55,6 +55,9 @@ describe describes described relate relates related relationship issue issues
 several various different both together while whereas however meanwhile overall
 documents document text texts story stories mention mentions mentioned according
 """.split())
+OTHER_FUNCTION_WORDS = frozenset("""
+le la les un une des du de et ou en au aux der die das ein eine und oder den dem des el
+los las y o del al con por para que""".split())  # French, German, Spanish
 FUNCTION_WORDS = frozenset("""
 a an the and or but nor so yet of in on at to for from by with without about into onto
 over under between among through during before after above below up down out off than
@@ -63,10 +66,7 @@ how that this these those there here it its it's they them their theirs he him h
 her hers we us our you your i me my mine is are was were be been being am has have had
 do does did doing will would shall should can could may might must not no yes also too
 very more most less least many much some any each every all both few other such own same
-only just even still again ever never always often one ones s t""".split()) | (
-    OTHER_FUNCTION_WORDS := frozenset("""
-le la les un une des du de et ou en au aux der die das ein eine und oder den dem des el
-los las y o del al con por para que""".split()))  # French, German, Spanish
+only just even still again ever never always often one ones s t""".split()) | OTHER_FUNCTION_WORDS
 _WORD = re.compile(r"[^\W_]+")  # letters and digits: "_Bob" (markup for italics) is "Bob"
 
 

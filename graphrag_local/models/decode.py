@@ -305,8 +305,9 @@ class Decoder:
                     still.append(job)
             active = still
         for job in jobs:
-            if job.on_text is not None and job.mark and len(job.reply()) > job.shown:
-                job.on_text(job.reply()[job.shown:])  # the last line's marks
+            if job.on_text is not None and job.mark:
+                if len(reply := job.reply()) > job.shown:
+                    job.on_text(reply[job.shown:])  # the last line's marks
             if job.chain is not None:
                 lib.llama_sampler_free(job.chain)
             if job.grammar_sampler is not None:
