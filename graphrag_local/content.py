@@ -16,6 +16,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from .errors import ConfigError
+from .language.reasons import asks_why
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
 from .search.common import SearchResult, followup_text
@@ -91,6 +92,8 @@ class Extractive(ContentMode):
         sentences = session.sentences
         if s.lexical == "fuse":  # issue 17: every method below ranks sentences by BM25 too
             sentences = sentences.asked(asked, q)
+        if asks_why(question):  # the reason is often beside the sentence the question restates
+            sentences = sentences.explained(q)
         if method == "basic":
             rows = sentences.nearest(q, s.basic_top_sentences)
             return ex.basic(a, [(sentences.sources[r], float(x))

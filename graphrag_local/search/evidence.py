@@ -8,11 +8,14 @@ quote; this module only answers "which sentences", "how near" and "how central".
 
 "How near" is the one place where sentences are ranked for a question, so it is also
 where lexical retrieval joins in (`query.lexical = "fuse"`, the default): `asked` gives
-the index as one question sees it, its nearness fused with BM25 (`lexical.py`)."""
+the index as one question sees it, its nearness fused with BM25 (`lexical.py`); and
+`explained` the index as a question asking for a reason sees it, each sentence at least as
+near as the one beside it (the reason is seldom in the sentence the question restates)."""
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -35,6 +38,11 @@ OTHER_LANGUAGE_WEIGHT = 0.25
 # scores that close tie, and a tie goes to the earlier row (or the smaller id): a ranking
 # is the same on every CPU.
 SCORE_DECIMALS = 5
+# for a question asking for a reason, a sentence is at least as near as the sentence beside
+# it less this (`SentenceIndex.explained`): just below it, before the next nearest one
+REASON_MARGIN = 0.01
+_PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
+_QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
 
 def settled(scores):
@@ -72,6 +80,8 @@ class SentenceIndex:
             by_doc.setdefault(d, []).append(i)
         self._by_doc = {k: np.asarray(v, dtype=np.int64) for k, v in by_doc.items()}
         self._lexical: BM25 | None = None  # built on the first `asked`
+        self._pairs: list[np.ndarray] = []  # sentences read together (`_beside`), made
+        # once and shared with every view of this index (`asked`, `explained`)
         self._fused: tuple[np.ndarray, np.ndarray] | None = None  # (question vector, nearness)
 
     def __len__(self) -> int:
@@ -146,3 +156,45 @@ class SentenceIndex:
         view = copy.copy(self)
         view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0], fused)
         return view
+
+    # -- reasons ---------------------------------------------------------------------------
+    def explained(self, vector: np.ndarray) -> SentenceIndex:
+        """This index as a question asking for a reason (`language.reasons.asks_why`) sees
+        it: each sentence at least as near as the sentence beside it (`_beside`), less
+        `REASON_MARGIN`. The sentence nearest "Why did the Aldren Water Trust oppose the
+        dredging?" restates it ("The Aldren Water Trust opposes a plan to dredge Aldren
+        Harbour."); the next one gives the reason ("Mara Quill argues that dredging would
+        damage the mouth of the River Aldren.") and shares few of its words, so it was not
+        quoted. LlamaIndex's sentence-window retrieval reads a window around each hit the
+        same way; here the window's sentences are ranked, quoted and cited one by one."""
+        sims = self.similarity(vector)
+        pairs = self._beside()
+        lifted = sims.copy()
+        if len(pairs):
+            a, b = pairs[:, 0], pairs[:, 1]
+            np.maximum.at(lifted, b, sims[a] - REASON_MARGIN)
+            np.maximum.at(lifted, a, sims[b] - REASON_MARGIN)
+        view = copy.copy(self)
+        view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0],
+                       settled(lifted).astype(np.float32))
+        return view
+
+    def _beside(self) -> np.ndarray:
+        """Pairs of rows (a, b) where b is the sentence just after a in its chunk, in the
+        same paragraph, or the first sentence after a question ends a paragraph (its answer,
+        in dialogue: "'Tell me why?'" then "'I wear the chain I forged in life,' replied
+        the Ghost.")."""
+        if not self._pairs:
+            by_chunk: dict[str, list[int]] = {}
+            for i, s in enumerate(self.sources):
+                by_chunk.setdefault(s.chunk_id, []).append(i)
+            pairs = []
+            for chunk_id, rows in by_chunk.items():
+                text = self._data.chunks[chunk_id].text
+                rows.sort(key=lambda r: self.sources[r].start)
+                for a, b in zip(rows, rows[1:]):
+                    gap = text[self.sources[a].end:self.sources[b].start]
+                    if not _PARAGRAPH.search(gap) or _QUESTION.search(self.text(a)):
+                        pairs.append((a, b))
+            self._pairs.append(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+        return self._pairs[0]
