@@ -15,7 +15,9 @@ only when the sentences it cites hold
    protect Millbrook" where the source says Tobias Renn argued it;
 3. its force: each modal verb it uses ("must", "could"), and a modal perfect ("must
    have"), is said there (`unsaid_modal`), and so is the word before a number it gives,
-   where that word sets what the number says ("since 2019": `requalified`);
+   where that word sets what the number says ("since 2019": `requalified`), and a cause
+   it states with a function word ("because", "which is why") where one is stated there
+   (`unsaid_cause`);
 4. two names it relates, related there the same way round (`misrelated`); a word it
    hangs on a name ("Scrooge's sister", "the sister of Scrooge") hung on that name there,
    and a name it says another is ("Fred was Scrooge's niece") put in one statement with it
@@ -117,6 +119,8 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
         return Support(False, f"name '{name}' not in what it cites")
     if modal := unsaid_modal(sentence, sources):
         return Support(False, f"'{modal}' not in what it cites")
+    if cause := unsaid_cause(sentence, sources):
+        return Support(False, f"'{cause}' says a cause, and what it cites says none")
     if moved := requalified(sentence, sources):
         return Support(False, f"'{moved}' not in what it cites")
     content = [w.lower() for w in _words(sentence)
@@ -176,6 +180,36 @@ def unsaid_modal(sentence: str, sources: list[str]) -> str:
         if words[i + 1:i + 2] == ["have"] and (w, "have") not in perfects:
             return f"{w} have"
     return ""
+
+
+# a cause the sentence states with a function word (the content words that say one,
+# "therefore", "caused", "due", are weighed as every content word is) ...
+_CAUSE_SAID = re.compile(r"\b(?:because|so that|(?:is|was|are|were|that's|that is|which is|"
+                         r"which was)\s+why)\b", re.IGNORECASE)
+# ... and the words by which a source says there is one
+CAUSE_WORDS = frozenset("""because since so therefore thus hence consequently why reason
+reasons cause causes caused due result resulted led leads thanks""".split())
+
+
+def unsaid_cause(sentence: str, sources: list[str]) -> str:
+    """The words by which the sentence says one thing is the cause of another ("because",
+    "which is why", "so that") where no cited sentence says a cause at all (`CAUSE_WORDS`),
+    or "": the support check weighs content words, and "because" is a function word, so
+    "Tobias Renn helped families because he was in Millbrook" passed of "Tobias Renn was in
+    Millbrook on the night of the flood and helped families move to the village hall". In
+    the stored runs of issue 30, the 1.5B wrote "The little Jackal also said that they had
+    been together for a while, which was why they were in the same lion" (shown); over that
+    stop's cold runs (Carol, the demo, 12 and 18 stories, ten podcast questions, four
+    languages) it drops that line alone, and the labelled sets' figures are unchanged.
+    Barring the words from the bound grammar instead, the 1.5B wrote garbles where it had
+    written them ("..., which was a different relationship from the one they were in the
+    same", kept). A cause said in other words ("X, so Y" for "Y because X") is left to the
+    other tests."""
+    m = _CAUSE_SAID.search(sentence)
+    if not m:
+        return ""
+    given = {w.lower() for s in sources for w in _WORD.findall(s)}
+    return "" if given & CAUSE_WORDS else m.group(0).lower()
 
 
 # the words that set what a number says ("since 2019", "over 20,000")

@@ -472,6 +472,22 @@ def test_a_modal_verb_its_source_lacks_fails_the_check():
                          source).reason == "'could' not in what it cites"
 
 
+def test_a_cause_its_sources_do_not_state_fails_the_check():
+    """"because" is a function word, unweighed by coverage: "Tobias Renn helped families
+    because he was in Millbrook" passed of a sentence that says both, and no cause."""
+    source = ["Tobias Renn was in Millbrook on the night of the flood and helped families "
+              "move to the village hall."]
+    assert support.check("Tobias Renn was in Millbrook and helped families.", source).ok
+    for line, said in [("Tobias Renn helped families because he was in Millbrook.", "because"),
+                       ("Tobias Renn was in Millbrook, which is why he helped families.",
+                        "which is why")]:
+        assert support.check(line, source).reason == (
+            f"'{said}' says a cause, and what it cites says none"), line
+    # a cause the source states, in its words or others
+    assert support.check("Greer left the harbour because the boat sank.",
+                         ["The boat sank, so Greer left the harbour."]).ok
+
+
 def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_short():
     source = ["The flood water also covered the main road between Millbrook and Port Aldren."]
     assert garbles.cut_short("The flood water also covered the main.", source)
