@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import pairwise
 
 from .language.scripts import CJK
 from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, name_runs
@@ -175,17 +174,22 @@ def dangles(sentence: str, sources: list[str]) -> bool:
 
 
 def stutters(sentence: str, sources: list[str]) -> str:
-    """A word the sentence says twice in a row where no cited sentence does, or "": the
-    1.5B, kept off its evidence's words by the copy and loop guards, stammered ("a new
-    king who who hated the Israelitish", "the whole whole story"); "Fei Fei Li" (of
-    "Fei-Fei Li") is said so in what it cites. Latin-script text only."""
+    """A word, or two words, the sentence says twice in a row where no cited sentence does,
+    or "": the 1.5B, kept off its evidence's words by the copy and loop guards, stammered
+    ("a new king who who hated the Israelitish", "the whole whole story", "The Harbour
+    Dredging Vote therefore rejected the rejected the full dredging": the loop guard stops
+    three words said twice, not two); "Fei Fei Li" (of "Fei-Fei Li") is said so in what it
+    cites. Latin-script text only."""
     if CJK.search(sentence):
         return ""
     words = [w.lower() for w in _WORD.findall(sentence)]
-    pairs = {(a, b) for s in sources for a, b in pairwise(w.lower() for w in _WORD.findall(s))}
-    for a, b in pairwise(words):
-        if a == b and (a, b) not in pairs:
-            return a
+    cited = [[w.lower() for w in _WORD.findall(s)] for s in sources]
+    for n in (1, 2):
+        said = {tuple(c[i:i + 2 * n]) for c in cited for i in range(len(c) - 2 * n + 1)}
+        for i in range(len(words) - 2 * n + 1):
+            run = tuple(words[i:i + 2 * n])
+            if run[:n] == run[n:] and run not in said:
+                return " ".join(run[:n])
     return ""
 
 

@@ -120,6 +120,11 @@ def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert garbles.stutters("Fei Fei Li teaches at Stanford.",
                             ["Fei-Fei Li teaches at Stanford."]) == ""
     assert garbles.stutters("Hannah Greer opposed the plan.", [SOURCES[0]]) == ""
+    # two words said twice (the loop guard stops three): a why-question's written answer
+    vote = ["The Harbour Dredging Vote therefore rejected the full dredging of Aldren Harbour."]
+    assert garbles.stutters("The Harbour Dredging Vote therefore rejected the rejected the full "
+                            "dredging of Aldren Harbour.", vote) == "rejected the"
+    assert garbles.stutters("He said bye bye, bye bye.", ["He said bye bye, bye bye."]) == ""
     ok, why = wr.verdict("The strangest part of the whole whole story is that Moses grew "
                          "strong.", ["The strangest part of the whole story is, that Moses "
                                      "grew strong."])
