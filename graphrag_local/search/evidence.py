@@ -80,8 +80,9 @@ class SentenceIndex:
             by_doc.setdefault(d, []).append(i)
         self._by_doc = {k: np.asarray(v, dtype=np.int64) for k, v in by_doc.items()}
         self._lexical: BM25 | None = None  # built on the first `asked`
-        self._pairs: list[np.ndarray] = []  # sentences read together (`_beside`), made
-        # once and shared with every view of this index (`asked`, `explained`)
+        # sentences read together (`_beside`): made on the first question asking why, on
+        # a view (`asked`'s), and kept in this list, which every view shares with the index
+        self._pairs: list[np.ndarray] = []
         self._fused: tuple[np.ndarray, np.ndarray] | None = None  # (question vector, nearness)
 
     def __len__(self) -> int:
@@ -153,8 +154,12 @@ class SentenceIndex:
         order = fuse(by_vector, self._lexical.scores(question)[0], vector_weight=weight)
         fused = np.empty_like(sims)
         fused[order] = sims[by_vector]
+        return self._seen_as(vector, fused)
+
+    def _seen_as(self, vector: np.ndarray, nearness: np.ndarray) -> SentenceIndex:
+        """A view of this index whose `similarity` to `vector` is `nearness` (a row each)."""
         view = copy.copy(self)
-        view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0], fused)
+        view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0], nearness)
         return view
 
     # -- reasons ---------------------------------------------------------------------------
@@ -174,10 +179,7 @@ class SentenceIndex:
             a, b = pairs[:, 0], pairs[:, 1]
             np.maximum.at(lifted, b, sims[a] - REASON_MARGIN)
             np.maximum.at(lifted, a, sims[b] - REASON_MARGIN)
-        view = copy.copy(self)
-        view._fused = (unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0],
-                       settled(lifted).astype(np.float32))
-        return view
+        return self._seen_as(vector, settled(lifted).astype(np.float32))
 
     def _beside(self) -> np.ndarray:
         """Pairs of rows (a, b) where b is the sentence just after a in its chunk, in the
