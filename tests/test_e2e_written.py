@@ -57,12 +57,12 @@ def test_every_shown_sentence_passed_the_support_check(written):
     own, quoted, in_quoted = [], [], False
     for line in r.answer.splitlines():
         if line.startswith("**"):
-            in_quoted = line.endswith("(quoted)")
+            in_quoted = "** (quoted)" in line
         elif line.startswith("- "):
             (quoted if in_quoted else own).append(LINE.match(line).group("text"))
     assert all(t in evidence for t in quoted)
     assert r.written.get("topics_quoted", 0) == sum(
-        1 for line in r.answer.splitlines() if line.startswith("**") and line.endswith("(quoted)"))
+        1 for line in r.answer.splitlines() if line.startswith("**") and "** (quoted)" in line)
     if r.written["kept"]:  # the written answer: its own lines are the kept ones, all supported
         assert len(own) == r.written["kept"]
         # each rests on one sentence of the evidence (`written.verdict`)
@@ -76,6 +76,22 @@ def test_every_shown_sentence_passed_the_support_check(written):
         assert written["streamed"].count(t) >= 1  # a quoted topic is streamed too
 
 
+def test_topic_headings_show_entities_their_sentences_name(written, e2e):
+    """Beside the writer's heading, the topic's entities that its sentences name: each an
+    entity of the index, named (by its name or an alias) in the evidence."""
+    import json
+
+    r = written["result"]
+    forms = {e["name"]: [e["name"]] + [a for a, _n in json.loads(e["aliases_json"] or "[]")]
+             for e in e2e["tables"]["entities"]}
+    evidence = " ".join(re.sub(r"^\[\d+\] ", "", c) for c in r.context).casefold()
+    shown = [name for line in r.answer.splitlines() if line.startswith("**") and " · *" in line
+             for name in line.split(" · *", 1)[1].rstrip("*").split(", ")]
+    assert shown, r.answer
+    for name in shown:
+        assert name in forms and any(f.casefold() in evidence for f in forms[name]), name
+
+
 def test_written_lines_copy_no_long_run_of_the_evidence(written):
     """The decoder's copy guard: no written line repeats `COPY_WORDS` words in a row of
     the evidence (a quoted topic's lines are the evidence, marked so)."""
@@ -86,7 +102,7 @@ def test_written_lines_copy_no_long_run_of_the_evidence(written):
     in_quoted, own = False, []
     for line in r.answer.splitlines():
         if line.startswith("**"):
-            in_quoted = line.endswith("(quoted)")
+            in_quoted = "** (quoted)" in line
         elif line.startswith("- ") and not in_quoted:
             own.append(LINE.match(line).group("text"))
     for t in own:

@@ -222,6 +222,33 @@ def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
     assert SOURCES[2] not in text and SOURCES[2] not in shown
 
 
+def test_a_topic_heading_shows_the_entities_its_shown_sentences_name():
+    """The writer names the topic; beside its heading, the topic's entities that the
+    sentences it shows name (by name where a sentence says an alias), most connected
+    first, in a list of no language; a member no shown sentence names, or an entity of
+    another topic, is not shown, nor are names the heading already says."""
+    named = {SOURCES[0]: ["Hannah Greer", "Aldren Harbour"],
+             SOURCES[1]: ["Halvard Shipping Company", "Port Aldren"],
+             SOURCES[2]: ["Tobias Renn", "River Aldren", "Millbrook"]}
+    replies = ["## The harbour dispute\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",
+               "## Halvard Shipping Company\n- Hannah Greer moves timber [1]\n"]
+    members = [("Aldren Harbour", "Tobias Renn", "Hannah Greer", "Millbrook"),
+               ("Halvard Shipping Company", "Jonas Halvard")]
+    _out, checker = wr.write(FakeChatModel(replies), load_prompts(), "What are the themes?",
+                             evidence(), ["Aldren Harbour and Hannah Greer", "Shipping"],
+                             max_tokens=300, group_names=members, named_in=named.get)
+    lines = wr.render(checker).splitlines()
+    # Tobias Renn is a member, but the kept line cites only the Hannah Greer sentence
+    assert lines[0] == "**The harbour dispute** · *Aldren Harbour, Hannah Greer*"
+    # nothing stood: the quoted sentence's names; "Port Aldren" is not a member
+    assert lines[3] == "**Halvard Shipping Company** (quoted)"
+    _out, checker = wr.write(FakeChatModel(replies[:1]), load_prompts(), "Themes?", evidence()[:1],
+                             ["Aldren Harbour and Hannah Greer"], max_tokens=300,
+                             group_names=[None], named_in=named.get)  # a document: any entity
+    assert wr.render(checker).splitlines()[0] == "**The harbour dispute** · *Hannah Greer, Aldren Harbour*"
+    assert wr._listed(["北京", "上海"]) == "北京、上海"
+
+
 def test_a_writer_that_repeats_itself_is_stopped():
     line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
     checker = wr._Checker(evidence(), [], "Who?", None)

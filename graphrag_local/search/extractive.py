@@ -139,12 +139,13 @@ class Answering:
 def finish(method: str, a: Answering, quotes: list[Quote], *,
            themes: list[tuple[str, str, list[Quote]]] | None = None,
            extra_citations: list[Citation] = (), level: int | None = None,
-           focus: float = 1.0) -> SearchResult:
+           focus: float = 1.0, members: list[frozenset[str] | None] = ()) -> SearchResult:
     """The result: the chosen quotes (as a list, or under theme headings), their sources."""
     result = SearchResult(question=a.question, method=method, answer="", level=level)
     result.timings["retrieval_seconds"] = round(time.perf_counter() - a.started, 3)
     if quotes and a.writer is not None:
-        return _written(method, a, quotes, themes, list(extra_citations), result, focus)
+        return _written(method, a, quotes, themes, list(extra_citations), result, focus,
+                        members)
     model = a.model() if a.lead else None
     calls_before = len(model.calls) if model is not None else 0
     if not quotes:
@@ -166,7 +167,8 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
 
 def _written(method: str, a: Answering, quotes: list[Quote],
              themes: list[tuple[str, str, list[Quote]]] | None, extra: list[Citation],
-             result: SearchResult, focus: float = 1.0) -> SearchResult:
+             result: SearchResult, focus: float = 1.0,
+             members: list[frozenset[str] | None] = ()) -> SearchResult:
     """The answer written by the writer model from the chosen quotes, each of its
     sentences checked against the quotes it cites (`written.py`). A question about one
     thing (`wr.FOCUSED`: basic, local and drift always) gets a short written answer over
@@ -201,7 +203,9 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             bound=a.settings.writer_bound, cache=a.written_cache,
                             max_words=a.settings.writer_answer_words,
                             max_lines=wr.LEAD_LINES if focused else 8,
-                            languages=a.data.languages)
+                            languages=a.data.languages,
+                            group_names=_ranked_members(a.data, members),
+                            named_in=a.data.named_in)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -244,6 +248,14 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     result.timings["writer_tokens_per_second"] = round(tokens / seconds, 1) if seconds else 0.0
     result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
     return result
+
+
+def _ranked_members(data: IndexData, members: list[frozenset[str] | None]
+                    ) -> list[tuple[str, ...] | None]:
+    """Each topic's entities, most connected first (None: a document's, any entity)."""
+    degree = {n: e.degree for n, e in data.entities.items()}
+    return [None if m is None else tuple(sorted(m, key=lambda n: (-degree.get(n, 0), n)))
+            for m in members]
 
 
 def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
@@ -317,17 +329,19 @@ def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selec
            level: int | None = None) -> SearchResult:
     """An answer by theme: each group's heading (with its report's ref), its sentences."""
     blocks: list[tuple[str, str, list[Quote]]] = []
+    members: list[frozenset[str] | None] = []
     quotes: list[Quote] = []
     cites: list[Citation] = []
     for t in selection.themes:
         ref = t.group.citation.ref if t.group.citation is not None else ""
         mine = [row_quote(sentences, a.data, r, t.relevance) for r in t.rows]
         blocks.append((heading(t.group.title), ref, mine))
+        members.append(t.group.members)
         quotes += mine
         if t.group.citation is not None:
             cites.append(replace(t.group.citation, score=round(t.relevance, 3), cited=True))
     result = finish(method, a, quotes, themes=blocks, extra_citations=cites, level=level,
-                    focus=selection.focus)
+                    focus=selection.focus, members=members)
     result.timings["focus"] = round(selection.focus, 3)
     result.map_calls = 0
     return result

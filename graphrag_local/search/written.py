@@ -52,6 +52,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -99,6 +100,7 @@ REPORTED = 0.4
 TOPIC_LINES = 2  # written sentences per topic at most
 REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report_rows`)
 TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
+NAMES_SHOWN = 3  # entities named beside a topic's heading at most
 QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 # a written line may not repeat this many words in a row of its evidence (`models/copying.py`):
@@ -205,7 +207,8 @@ class _Checker:
 
     def __init__(self, evidence: list[Evidence], group_titles: list[str], question: str,
                  on_text: OnText | None, name_words: frozenset[str] = frozenset(),
-                 bound: bool = False):
+                 bound: bool = False, group_names: list[tuple[str, ...] | None] = (),
+                 named_in: Callable[[str], list[str]] | None = None):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         self.name_words = name_words  # lower-cased words of the index's entity names
         self.on_text = on_text
@@ -216,6 +219,9 @@ class _Checker:
         self.groups: list[int] = []  # the topic of each section (a themed answer)
         self.bound = bound  # lines written under `bound_grammar` (cut at its word limit)
         self.cached = 0  # topics (or answers) whose reply was read from the cache
+        # each topic's entities, most connected first (None: any entity), and what finds
+        # the entities a sentence names: the names shown beside a topic's heading
+        self.group_names, self.named_in = list(group_names), named_in
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -296,7 +302,7 @@ class _Checker:
         kept = [w for w in lines if w.ok]
         if not kept:
             return self.quoted(section) if section < len(self.groups) else ""
-        out = [f"**{self.heading_of(section)}**"]
+        out = [self.headline(section, [c for w in kept for c in w.cites])]
         out += [f"- {w.text} [{', '.join(self.refs(w.cites))}]" for w in kept]
         return "\n".join(out) + "\n"
 
@@ -304,10 +310,35 @@ class _Checker:
         """A topic where nothing written stood: its evidence, quoted, under the title of
         its community."""
         g = self.groups[section]
-        lines = [f"**{self.heading_of(section)}** (quoted)"]
+        lines = [self.headline(section, _quoted_numbers(self.evidence, g), " (quoted)")]
         lines += [f"- {self.evidence[n - 1].text} [{', '.join(self.refs((n,)))}]"
                   for n in _quoted_numbers(self.evidence, g)]
         return "\n".join(lines) + "\n"
+
+    def headline(self, section: int, shown: list[int], mark: str = "") -> str:
+        """A topic's heading line: the writer's heading, then the entities of the topic
+        that the sentences it shows name (`NAMES_SHOWN`, most connected first, by name
+        where a sentence says an alias: "Jacob Marley" for "Marley"): the writer names
+        the topic, the graph says whom it is about."""
+        heading = self.heading_of(section)
+        names = self.topic_names(section, shown)
+        folded = squash(heading).casefold()
+        if not names or all(n.casefold() in folded for n in names):
+            return f"**{heading}**{mark}"
+        return f"**{heading}**{mark} · *{_listed(names)}*"
+
+    def topic_names(self, section: int, shown: list[int]) -> list[str]:
+        """The entities of a topic (a community's members; any entity, for a document)
+        that the sentences it shows (`shown`: cited by its kept lines, or quoted) name,
+        most connected first, `NAMES_SHOWN` at most."""
+        if self.named_in is None or section >= len(self.groups):
+            return []
+        g = self.groups[section]
+        said = list(dict.fromkeys(n for c in shown for n in self.named_in(self.evidence[c - 1].text)))
+        ranked = self.group_names[g] if g < len(self.group_names) else None
+        if ranked is None:
+            return said[:NAMES_SHOWN]
+        return [n for n in ranked if n in said][:NAMES_SHOWN]
 
     def refs(self, cites: tuple[int, ...]) -> list[str]:
         """The citations of the evidence `cites` names: chunks (S), then reports (R)."""
@@ -335,6 +366,11 @@ class _Checker:
             if shown:
                 return shown
         return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+
+
+def _listed(names: list[str]) -> str:
+    """Names in a list of no language ("and" would be English in a French answer)."""
+    return ("、" if CJK.search("".join(names)) else ", ").join(names)
 
 
 def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, str]:
@@ -377,13 +413,16 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           max_sections: int = 6, max_lines: int = 8,
           name_words: frozenset[str] = frozenset(), bound: bool = True,
           cache: ReplyCache | None = None, max_words: int = 400,
-          languages: frozenset[str] = frozenset()) -> tuple[Written, _Checker]:
+          languages: frozenset[str] = frozenset(),
+          group_names: list[tuple[str, ...] | None] = (),
+          named_in: Callable[[str], list[str]] | None = None) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
     Themes" section citing the first sentences). Returns the checked answer and its
     reader (for the render and the timing)."""
-    checker = _Checker(evidence, group_titles, question, on_text, name_words, bound)
+    checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
+                       group_names, named_in)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
