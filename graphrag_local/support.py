@@ -30,7 +30,7 @@ only when the sentences it cites hold
 
 The question's own words count as given: "What are the main themes?" makes "themes" no
 invention. Measured on sentences the writer wrote, labelled by reading them beside what
-they cite: see README ("Written answers").
+they cite: see docs/writer.md.
 
 What it deliberately does not do: understand negation or who did what to whom ("Greer
 presented the plan" against "Greer opposed the plan" shares all but one word: that one

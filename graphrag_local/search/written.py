@@ -30,7 +30,7 @@ With `writer_bound` (the default) a line may use only the words of the evidence 
 given (and function words), by grammar (`bound.py`): the writer chooses which, in
 what order, and what to leave out. On Carol's themes the 1.5B's kept share went from 12 of
 16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
-(README); each line is now made of one given sentence's words (`bound.py`), its clauses
+(docs/writer.md); each line is now made of one given sentence's words (`bound.py`), its clauses
 ending on a word that can end them (Carol's themes 15 of 20 kept, not 13). And a line
 may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of its own
 (the decoder's copy guard, `models/copying.py`): it is written, not quoted, and does not
