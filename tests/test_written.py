@@ -168,6 +168,18 @@ def test_a_chinese_sentence_must_find_its_words_in_what_it_cites():
     assert not support.check("阿Q住在北京。", source).ok
 
 
+@pytest.mark.parametrize("line, cited, ok", [
+    # the 1.5B's own lines on 阿Q正传 and 阿部一族 ("main themes?" in each language): a
+    # shortening of what it cites stands; a name its source lacks does not
+    ("知县大老爷还是原官。", "知县大老爷还是原官，不过改称了什么，而且举人老爷也做了什么。", True),
+    ("長十郎の心頭には老母と妻とのことが浮かんだ。", "このとき長十郎の心頭には老母と妻とのことが浮かんだ。", True),
+    ("第一个该死的是小Ｄ和赵太爷。", "小Ｄ是什么东西呢？", False),  # 赵太爷 is not in it
+    ("阿部は七之丞に倒れている。", "七之丞はいつのまにか倒れている。", False),  # nor 阿部 here
+])
+def test_written_lines_in_chinese_and_japanese_are_checked_against_what_they_cite(line, cited, ok):
+    assert wr.verdict(line, [cited])[0] is ok
+
+
 def evidence():
     return [wr.Evidence(SOURCES[0], ("S1", "R1"), 0), wr.Evidence(SOURCES[1], ("S2", "R2"), 1),
             wr.Evidence(SOURCES[2], ("S3", "R1"), 0)]
