@@ -322,6 +322,7 @@ def eval_reference(
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write reference.json here."),
     model: str | None = ModelOpt,
     config: Path | None = ConfigOpt,
+    writer: str | None = WriterOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Our report summaries (and an answer's themes) against another GraphRAG index of the
@@ -329,7 +330,8 @@ def eval_reference(
     from . import commands
 
     r = commands.reference(index, reference_dir, question=question, method=method, top=top,
-                           out=out_dir, model=model, config=config, command=command_line())
+                           out=out_dir, model=model, config=config, command=command_line(),
+                           writer=writer)
     if as_json:
         print(json.dumps(r, indent=2, ensure_ascii=False))
         return
@@ -346,7 +348,9 @@ def eval_reference(
         a = r["answer"]
         out.print(a["text"])
         out.print(f"\n[bold]{a['named']} of {a['of']}[/] largest reference communities named; "
-                  f"{len(a['documents_cited'])} documents cited; {a['words']} words")
+                  f"{len(a['documents_cited'])} documents cited; {a['words']} words"
+                  + (f"; written by {a['written']['writer']}: {a['written']['kept']} sentences "
+                     f"kept, {a['written']['dropped']} dropped" if "written" in a else ""))
         for c in a["communities"]:
             mark = "[green]named[/]" if c["named_by"] else "[red]not named[/]"
             out.print(f"{mark} {escape(c['title'])} (key: {escape(', '.join(c['key_entities']))})"

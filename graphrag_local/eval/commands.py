@@ -274,11 +274,13 @@ def chunking(
 def reference(
     index: Path, reference_dir: Path, *, question: str = "", method: str = "global",
     top: int = 10, out: Path | None = None, model: str | None = None,
-    config: Path | None = None, command: str = "",
+    config: Path | None = None, command: str = "", writer: str | None = None,
 ) -> dict:
     """Our level-0 report summaries against a microsoft/graphrag index of the same text
     (see `reference.py`), and, with `question`, which of its largest communities our
-    answer names."""
+    answer names (written by `writer`, if given: issue 30's Carol criterion is
+    `eval reference INDEX --reference REF -q "What are the main themes of the story?"
+    --writer qwen2.5-coder-1.5b`)."""
     from ..query import load_index_data, open_index
     from .reference import load_reference, summary_recall, themes_named
 
@@ -292,7 +294,7 @@ def reference(
         "summaries": summary_recall(ref, [(c.id, c.entities) for c in level0], summaries, top),
     }
     if question:
-        session = api.open_session(index, config=config, model=model)
+        session = api.open_session(index, config=config, model=model, writer=writer)
         try:
             answer = session.ask(question, method=method)
         finally:
@@ -302,6 +304,9 @@ def reference(
         result["answer"] = {"question": question, "method": method, "text": answer.answer,
                             "documents_cited": sorted(data.documents[d].path for d in documents),
                             "words": len(answer.answer.split()),
+                            "seconds": answer.timings.get("total_seconds"),
+                            **({"written": {k: answer.written[k] for k in ("writer", "kept", "dropped")}}
+                               if answer.written else {}),
                             **themes_named(ref, answer.answer, top)}
     if out:
         _write_meta(out, title=f"Reference: {index} against {reference_dir.name}",
