@@ -8,7 +8,8 @@ says, the question's words not given): an unsupported one is dropped, and the an
 how many were. A themed answer (global, ts, to a question about more than one thing:
 `FOCUSED`) is written a topic at a time, each call given only that topic's evidence and
 asked what it tells, under a heading the writer words (shown as `headings.shown` allows,
-else the community's own title); a topic where no written line stands shows its first
+else the community's own title), beside it the topic's entities that its shown sentences
+name (`_Checker.headline`); a topic where no written line stands shows its first
 evidence sentences, quoted and marked so. A line the check drops stays dropped: rewritten
 once from what it cited and checked again, 14 of 36 rewrites that passed the check were
 supported (first drafts that pass: 49 of 50), so none is
@@ -328,13 +329,14 @@ class _Checker:
         return f"**{heading}**{mark} · *{_listed(names)}*"
 
     def topic_names(self, section: int, shown: list[int]) -> list[str]:
-        """The entities of a topic (a community's members; any entity, for a document)
-        that the sentences it shows (`shown`: cited by its kept lines, or quoted) name,
-        most connected first, `NAMES_SHOWN` at most."""
+        """The entities of a topic that the sentences it shows (`shown`: cited by its kept
+        lines, or quoted) name, `NAMES_SHOWN` at most: a community's members, most
+        connected first; for a document, any entity, in the order they are said."""
         if self.named_in is None or section >= len(self.groups):
             return []
         g = self.groups[section]
-        said = list(dict.fromkeys(n for c in shown for n in self.named_in(self.evidence[c - 1].text)))
+        said = list(dict.fromkeys(n for c in shown
+                                  for n in self.named_in(self.evidence[c - 1].text)))
         ranked = self.group_names[g] if g < len(self.group_names) else None
         if ranked is None:
             return said[:NAMES_SHOWN]
