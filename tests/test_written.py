@@ -261,6 +261,16 @@ def test_a_topic_heading_shows_the_entities_its_shown_sentences_name():
     assert wr._listed(["北京", "上海"]) == "北京、上海"
 
 
+def test_a_heading_that_repeats_the_topic_question_gives_way_to_the_topic_title():
+    reply = (f"## {wr.TOPIC_QUESTION.split('(')[0].strip()}\n"
+             "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
+    _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
+                             "What are the themes?", evidence(),
+                             ["Aldren Harbour and Hannah Greer", "Shipping"], max_tokens=100)
+    assert wr.render(checker).splitlines()[0] == "**Aldren Harbour and Hannah Greer**"
+    assert not wr._echoes_request("What the evidence of the harbour tells")
+
+
 def test_a_writer_that_repeats_itself_is_stopped():
     line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
     checker = wr._Checker(evidence(), [], "Who?", None)

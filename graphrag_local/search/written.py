@@ -243,6 +243,8 @@ class _Checker:
         line = line.strip()
         if line.startswith("## "):  # the heading of the topic being written
             heading = headings.trimmed(_TOPIC.sub("", squash(line[3:])))
+            if _echoes_request(heading):  # names no topic: the community's title heads it
+                heading = ""
             if self.written.sections and not self.written.sections[-1][0]:
                 self.written.sections[-1] = (heading, self.written.sections[-1][1])
             else:
@@ -368,6 +370,13 @@ class _Checker:
             if shown:
                 return shown
         return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+
+
+def _echoes_request(heading: str) -> bool:
+    """Whether a heading is the topic request's own question (`TOPIC_QUESTION`): the 1.5B
+    headed Joe's topic "What does this evidence tell?" on a rebuild of Carol's staves."""
+    words = re.findall(r"\w+", heading.lower())
+    return len(words) >= 3 and re.findall(r"\w+", TOPIC_QUESTION.lower())[:len(words)] == words
 
 
 def _listed(names: list[str]) -> str:
