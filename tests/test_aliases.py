@@ -54,6 +54,16 @@ def test_cleaning_drops_sentence_initial_words_repeats_pronouns_and_common_words
     assert clean_name("O God", stats) == "God"
 
 
+def test_an_english_preposition_alone_is_no_name():
+    """"Behind", of the podcast's "Behind the Tech" (said capitalised in every episode's
+    opening, so capitalised more often than not), was an entity of 24 relationships."""
+    stats = word_stats(["Welcome to Behind the Tech. Behind the Tech is a podcast. "
+                        "It is Behind the Tech again, and the work behind it."])
+    assert clean_name("Behind", stats) is None
+    assert clean_name("Behind the Tech", stats) == "Behind the Tech"
+    assert clean_name("Upton", stats) == "Upton"
+
+
 def test_one_person_one_node_with_aliases_and_their_mentions():
     r = resolved([rec("Ebenezer Scrooge"), rec("Scrooge", n=5), rec("Mr Scrooge"),
                   rec("Uncle Scrooge", n=2), rec("Perhaps Scrooge")])

@@ -10,7 +10,8 @@ how often capitalised other than at a sentence start):
   "Have I" -> "I" -> nothing); titles are kept ("Mrs. Cratchit"); so is the vocative
   "O" ("O Jacob Marley" -> "Jacob Marley", "O God" -> "God");
 - a one-word name written in lower case at least as often as capitalised inside a
-  sentence is a common word, not a name ("Us", "Come"); so is the pronoun "I";
+  sentence is a common word, not a name ("Us", "Come"); so are the pronoun "I" and an
+  English preposition ("Behind", of a podcast's "Behind the Tech");
 - Chinese: a word that follows a demonstrative or classifier in a quarter of its
   mentions in the corpus ("一个尼姑") is a common noun;
 - German capitalises every noun: there, a one-word name that is a form of a common noun
@@ -73,6 +74,15 @@ CONNECTORS = frozenset("of the and for de del da van von der du la le & y".split
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…]['\"’”»)\]]*\s*$|^\s*$|[\n]\s*[\n]")
 PRONOUNS = frozenset({"i"})
+# English prepositions: a closed class, never a name alone. "Behind" (of the podcast's
+# "Behind the Tech", said capitalised in every episode's opening) was an entity of 24
+# relationships, in community titles ("Behind, Microsoft and Kevin Scott")
+PREPOSITIONS = frozenset(
+    "about above across after against along amid among around before behind below beneath "
+    "beside besides between beyond despite during except from inside into near onto outside "
+    "over past through throughout toward towards under underneath unlike upon within "
+    "without".split()
+)
 VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
 # English words that open a sentence and never a name. Most are written in lower case
 # elsewhere in any corpus, which `clean_name` sees; the rare ones ("Whereat Scrooge
@@ -177,7 +187,8 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         return None  # "尼姑": after "一个", "这", "小" in the corpus, a common noun
     if len(words) == 1:
         key = _key(words[0])
-        if key in PRONOUNS or (stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
+        if key in PRONOUNS or key in PREPOSITIONS or (
+                stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
             return None
         if "de" in stats.languages and (key in HONORIFICS or is_common_noun(key)):
             return None  # a German noun ("Zeit"), or a title alone ("Frau", "Baron")
