@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .language.english import PREPOSITIONS
 from .language.scripts import CJK
 
 COVERAGE = 1.0
@@ -256,9 +257,6 @@ def check_one(sentence: str, sources: list[str]) -> Support:
 
 
 RELATED_WITHIN = 8  # words between two names that a sentence relates directly
-PREPOSITIONS = frozenset("""of for at in on to from with near into onto about over under beside
-through during after before since until across along around between among against toward
-towards upon within without like as""".split())
 _CLAUSE = re.compile(r"[,;:.!?]")  # what ends a clause between two names
 TITLES = ("Mr", "Mrs", "Ms", "Dr", "St")  # written with a full stop that ends no clause
 _TIMES = frozenset("""january february march april may june july august september october

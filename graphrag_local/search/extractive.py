@@ -253,8 +253,10 @@ def _written(method: str, a: Answering, quotes: list[Quote],
 def _ranked_members(data: IndexData, members: list[frozenset[str] | None]
                     ) -> list[tuple[str, ...] | None]:
     """Each topic's entities, most connected first (None: a document's, any entity)."""
-    degree = {n: e.degree for n, e in data.entities.items()}
-    return [None if m is None else tuple(sorted(m, key=lambda n: (-degree.get(n, 0), n)))
+    def degree(n: str) -> int:
+        return data.entities[n].degree if n in data.entities else 0
+
+    return [None if m is None else tuple(sorted(m, key=lambda n: (-degree(n), n)))
             for m in members]
 
 

@@ -52,6 +52,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..language.english import MORE_PREPOSITIONS, PREPOSITIONS
 from ..language.german import is_common_noun
 from ..language.names import counted, ja_person_words
 from ..language.scripts import HAN, ja_tagger
@@ -74,15 +75,10 @@ CONNECTORS = frozenset("of the and for de del da van von der du la le & y".split
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…]['\"’”»)\]]*\s*$|^\s*$|[\n]\s*[\n]")
 PRONOUNS = frozenset({"i"})
-# English prepositions: a closed class, never a name alone. "Behind" (of the podcast's
-# "Behind the Tech", said capitalised in every episode's opening) was an entity of 24
-# relationships, in community titles ("Behind, Microsoft and Kevin Scott")
-PREPOSITIONS = frozenset(
-    "about above across after against along amid among around before behind below beneath "
-    "beside besides between beyond despite during except from inside into near onto outside "
-    "over past through throughout toward towards under underneath unlike upon within "
-    "without".split()
-)
+# English prepositions alone are no names: "Behind" (of the podcast's "Behind the Tech",
+# said capitalised in every episode's opening) was an entity of 24 relationships, in
+# community titles ("Behind, Microsoft and Kevin Scott")
+NOT_NAMES_ALONE = PREPOSITIONS | MORE_PREPOSITIONS
 VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
 # English words that open a sentence and never a name. Most are written in lower case
 # elsewhere in any corpus, which `clean_name` sees; the rare ones ("Whereat Scrooge
@@ -187,7 +183,7 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         return None  # "尼姑": after "一个", "这", "小" in the corpus, a common noun
     if len(words) == 1:
         key = _key(words[0])
-        if key in PRONOUNS or key in PREPOSITIONS or (
+        if key in PRONOUNS or key in NOT_NAMES_ALONE or (
                 stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
             return None
         if "de" in stats.languages and (key in HONORIFICS or is_common_noun(key)):
