@@ -890,6 +890,49 @@ def test_a_line_the_writer_was_kept_from_writing_its_own_way_is_dropped():
     assert again.ok  # one mark in its text ("- " is not), two in its citation
 
 
+def test_a_line_that_went_back_in_its_source_where_the_writer_was_kept_from_its_word_is_dropped():
+    """Kept by the copy guard from going on as its sentence goes on, the 1.5B took a piece
+    of the sentence from before ("... to tarry for just now desired"): dropped where the
+    token it took there was one it gave under 1% (a mark), kept where no mark is there (a
+    move it meant), where the word before is the source's own, or where a function word
+    taken back does not go on as the source does."""
+    carol = ("Indeed, the Spirit did not stay for anything, but went straight on, as to the "
+             "end just now desired, until besought by Scrooge to tarry for a moment.")
+    line = "The Spirit did not stay for anything, it went straight on until besought by " \
+           "Scrooge to tarry for just now desired."
+    at = line.index(" just")
+    assert garbles.jumps_back(line, carol, [at]) == "for just"
+    assert garbles.jumps_back(line, carol, [at + 1]) == "for just"  # the word, not its space
+    assert garbles.jumps_back(line, carol, []) == ""
+    assert garbles.jumps_back(line, carol, [line.index(" it went")]) == ""  # not the source's
+    abstinence = ("He had no further intercourse with Spirits, but lived upon the "
+                  "Total-Abstinence Principle ever afterwards.")
+    ever = "He lived upon the Total-Abstinence Principle ever further afterwards."
+    assert garbles.jumps_back(ever, abstinence, [ever.index(" further")]) == "ever further"
+    # forward, the source's order: the writer's choice of what to leave out
+    kept = "He lived upon the Total-Abstinence Principle ever afterwards."
+    assert garbles.jumps_back(kept, abstinence, [kept.index(" afterwards")]) == ""
+    # a function word taken from before, not going on as there: a word of its own
+    said = "The Spirit stayed for the end."
+    assert garbles.jumps_back(said, carol, [said.index(" the end")]) == ""
+    assert garbles.jumps_back("Le train part à huit à quarante-cinq heures.",
+                              "Le train de Douvres part à huit heures quarante-cinq.",
+                              [len("Le train part à huit")]) == "huit à"
+    for marks, ok in ((f" ~2,{2 + at}", False), ("", True)):
+        checker = wr._Checker([wr.Evidence(carol, ("S1", "R1"), 0)], [], "Who?", None,
+                              bound=True)
+        checker(f"- {line} [1]{marks}\n")
+        written, = checker.written.sections[0][1]
+        assert written.ok is ok, written
+    assert written.reason == "" and "('for just')" in checker_reason(carol, line, at)
+
+
+def checker_reason(source: str, line: str, at: int) -> str:
+    checker = wr._Checker([wr.Evidence(source, ("S1", "R1"), 0)], [], "Who?", None, bound=True)
+    checker(f"- {line} [1] ~{2 + at}\n")
+    return checker.written.sections[0][1][0].reason
+
+
 def test_a_focused_answers_quotes_are_as_long_as_without_a_writer_and_cite_what_they_show():
     """Under a focused written answer, the quoted answer at the quoted settings' length
     (`extractive._quoted_part`): each topic's first `theme_quotes` while `answer_words`

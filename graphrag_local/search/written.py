@@ -42,7 +42,10 @@ something, cuts a name short), is dropped; so is a bound line made of the senten
 earlier kept line was made of (it retells it: `_Checker._retold`), and one that took
 `UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
 reply, `models/decode.annotated`): kept by the grammar or the copy guard from what it
-meant to write, the 1.5B wrote on regardless ("... growing strong and his hearty").
+meant to write, the 1.5B wrote on regardless ("... growing strong and his hearty"); or
+one such token where it went back in its sentence for a word (`garbles.jumps_back`: "...
+to tarry for just now desired" of "... as to the end just now desired, until besought by
+Scrooge to tarry for a moment").
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -262,6 +265,11 @@ class _Checker:
         if ok and unlikely >= UNLIKELY_TOKENS and not CJK.search(text):
             ok, reason = False, (f"{unlikely} of its words were unlikely to the writer itself "
                                  "(kept from what it meant to write)")
+        if ok and self.bound and offsets and cites:
+            at = [o - lead - 2 for o in offsets if 2 <= o - lead < m.start("cites")]
+            if back := garbles.jumps_back(text, self.evidence[cites[0] - 1].text, at):
+                ok, reason = False, (f"goes back in what it cites for a word ('{back}'), kept "
+                                     "from what it meant to write (garbled)")
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
