@@ -927,6 +927,32 @@ def test_a_line_that_went_back_in_its_source_where_the_writer_was_kept_from_its_
     assert written.reason == "" and "('for just')" in checker_reason(carol, line, at)
 
 
+def test_a_word_the_writer_wedged_into_a_phrase_where_it_was_kept_from_its_word_is_dropped():
+    """"had divided the Port Aldren" of "had divided Port Aldren", the demo's written
+    answer: a word wedged between two words its sentence says in a row, where the writer
+    took a token it gave under 1%; not a pronoun or an auxiliary, which make a clause, nor
+    "and" where the source lists with a comma; the source's own pair is no wedge."""
+    vote = "The Harbour Dredging Vote had divided Port Aldren only five months earlier."
+    line = "The Harbour Dredging Vote had divided the Port Aldren only five months earlier."
+    at = line.index(" the Port")
+    assert garbles.wedged(line, vote, [at]) == "divided the port"
+    assert garbles.wedged(line, vote, []) == ""
+    assert garbles.wedged(line, vote, [line.index(" only")]) == ""  # the source's own pair
+    ran = "But the little Gingerbread Boy laughed harder than ever, and ran like the wind."
+    he = "The little Gingerbread Boy laughed harder than he ever had before."
+    assert garbles.wedged(he, ran, [he.index(" he ever")]) == ""
+    listed = "Internet pioneer, entrepreneur, tech executive, author of the book."
+    joined = "Internet pioneer, entrepreneur and tech executive."
+    assert garbles.wedged(joined, listed, [joined.index(" and")]) == ""
+    free = "I spend almost all of my free time running around giving talks."
+    both = "I spend almost all of my free and time running around giving talks."
+    assert garbles.wedged(both, free, [both.index(" and")]) == "free and time"
+    checker = wr._Checker([wr.Evidence(vote, ("S1", "R1"), 0)], [], "Who?", None, bound=True)
+    checker(f"- {line} [1] ~{2 + at}\n")
+    dropped = checker.written.sections[0][1][0]
+    assert not dropped.ok and "wedges a word into a phrase" in dropped.reason
+
+
 def checker_reason(source: str, line: str, at: int) -> str:
     checker = wr._Checker([wr.Evidence(source, ("S1", "R1"), 0)], [], "Who?", None, bound=True)
     checker(f"- {line} [1] ~{2 + at}\n")

@@ -267,9 +267,13 @@ class _Checker:
                                  "(kept from what it meant to write)")
         if ok and self.bound and offsets and cites:
             at = [o - lead - 2 for o in offsets if 2 <= o - lead < m.start("cites")]
-            if back := garbles.jumps_back(text, self.evidence[cites[0] - 1].text, at):
+            source = self.evidence[cites[0] - 1].text
+            if back := garbles.jumps_back(text, source, at):
                 ok, reason = False, (f"goes back in what it cites for a word ('{back}'), kept "
                                      "from what it meant to write (garbled)")
+            elif wedge := garbles.wedged(text, source, at):
+                ok, reason = False, (f"wedges a word into a phrase of what it cites ('{wedge}'), "
+                                     "kept from what it meant to write (garbled)")
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
