@@ -14,7 +14,8 @@ not the sentence it meant. A line is garbled when it
   or wedged one into a phrase of it (`wedged`: "divided the Port Aldren" of "divided Port
   Aldren");
 - capitalises a common word where a name was (`miscased`: "Danielle Feedback");
-- only names something (`names_only`: "The Millbrook Flood.");
+- only names something (`names_only`: "The Millbrook Flood."), or names nothing and says
+  too little to stand alone (`says_little`: "There it stood, years afterwards.");
 - cuts a name short into another (`truncated_name`: "the Port Aldren Town" of "the Port
   Aldren Town Council"; "the queer little Half." of "Half-Chick").
 
@@ -208,6 +209,20 @@ def names_only(sentence: str) -> bool:
     return bool(words) and all(
         (w.lower() in FUNCTION_WORDS or w[:1].isupper() or w.isdigit())
         and w.lower() not in AUXILIARIES and w.lower() not in MODALS for w in words)
+
+
+def says_little(sentence: str, most: int = 3) -> bool:
+    """Whether the sentence names no one and nothing (no name, no number) and has at most
+    `most` words that are not function words: true of what it cites, but a reader cannot tell what it is about
+    ("There it stood, years afterwards." of "... There it stood, years afterwards, above
+    the warehouse door: Scrooge and Marley."; "She kissed him, his daughters kissed
+    him."). Of the 1.5B's kept lines in 22 stored answers and the 52 new lines held out
+    (about 220 in all), it finds 5, each of them so ("They were frightened almost to
+    death.", "The thing that's most exciting about it, to me."). Latin-script text only."""
+    words = _WORD.findall(sentence)
+    if CJK.search(sentence) or name_runs(sentence) or any(w.isdigit() for w in words):
+        return False
+    return len([w for w in words if w.lower() not in FUNCTION_WORDS]) <= most
 
 
 def truncated_name(sentence: str, sources: list[str]) -> str:

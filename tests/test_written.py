@@ -603,6 +603,20 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
                                ["The sister of Scrooge's niece blushed."]) == "sister of Scrooge"
 
 
+def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
+    """Kept lines of Carol's themes, true of what they cite, that tell a reader nothing:
+    what stood, who kissed whom? A name, a number or a fourth word of content is enough."""
+    stood = ["Scrooge never painted out Old Marley's name. There it stood, years afterwards, "
+             "above the warehouse door: Scrooge and Marley."]
+    assert wr.verdict("There it stood, years afterwards.", stood) == \
+        (False, "names nothing and says too little to stand alone")
+    assert garbles.says_little("She kissed him, his daughters kissed him.")
+    assert not garbles.says_little("Scrooge entered timidly.")  # names who
+    assert not garbles.says_little("It rained twice in 1999.")  # a number
+    assert not garbles.says_little("The men who were saved kept her blessing in their hearts.")
+    assert not garbles.says_little("那里站着它。")  # not read in Chinese or Japanese
+
+
 def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped():
     """Short answers the 1.5B wrote over the sample corpus and Carol that passed the word
     checks: a clause stopped on its verb, a name with nothing said of it, a name shortened

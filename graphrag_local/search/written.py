@@ -38,7 +38,8 @@ may not repeat `COPY_WORDS` words in a row of its evidence, nor `LOOP_WORDS` of 
 loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
-something, cuts a name short), is dropped; so is a bound line made of the sentence an
+something or names nothing and says too little to stand alone, cuts a name short), is
+dropped; so is a bound line made of the sentence an
 earlier kept line was made of (it retells it: `_Checker._retold`), and one that took
 `UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
 reply, `models/decode.annotated`): kept by the grammar or the copy guard from what it
@@ -425,6 +426,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, f"says '{stutter}' twice in a row (garbled)"
     if garbles.names_only(text):
         return False, "names something and says nothing of it"
+    if garbles.says_little(text):
+        return False, "names nothing and says too little to stand alone"
     if cut_name := garbles.truncated_name(text, sources):
         return False, f"says '{cut_name}', a name cut short of what it cites"
     checked = support.check_one(text, sources)
