@@ -226,7 +226,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
         written = wr.render(checker)  # (a themed answer quotes each topic where none stood)
         if a.on_text is not None and out.dropped:  # the last line: how many were dropped
             a.on_text("\n" + written.rsplit("\n", 1)[-1] + "\n")
-        cited = [by_number[n - 1] for n in out.cited(checker.groups, evidence)]
+        cited = [by_number[n - 1] for n in out.cited(checker.quoted_numbers)]
         if focused:  # the short written answer, then what it rests on, under its topics'
             # titles: they name the entities the quotes are about (without them, Carol's
             # facts held by the answer fell from 8 of 12 to 7 in global, 9 to 7 in drift)

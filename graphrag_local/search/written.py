@@ -9,8 +9,8 @@ how many were. A themed answer (global, ts, to a question about more than one th
 `FOCUSED`) is written a topic at a time, each call given only that topic's evidence and
 asked what it tells, under a heading the writer words (shown as `headings.shown` allows,
 else the community's own title), beside it the topic's entities that its shown sentences
-name (`_Checker.headline`); a topic where no written line stands shows its first
-evidence sentences, quoted and marked so. A line the check drops stays dropped: rewritten
+name (`_Checker.headline`); a topic where no written line stands quotes its best sentence,
+marked so (or one it was written from that its heading stands on: `quoted_numbers`). A line the check drops stays dropped: rewritten
 once from what it cited and checked again, 14 of 36 rewrites that passed the check were
 supported (first drafts that pass: 49 of 50), so none is
 (`docs/eval_runs/writer_rewrite_labels.jsonl`).
@@ -106,7 +106,7 @@ TOPIC_LINES = 2  # written sentences per topic at most
 REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report_rows`)
 TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
 NAMES_SHOWN = 3  # entities named beside a topic's heading at most
-QUOTED_LINES = 1  # evidence sentences shown for a topic where nothing written stood (its best)
+QUOTED_LINES = 1  # sentences a topic where nothing written stood quotes (`quoted_numbers`)
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 # a written line may not repeat this many words in a row of its evidence (`models/copying.py`):
 # it is written, not quoted. On Carol's themes the 1.5B's verbatim lines (80% or more of a
@@ -167,18 +167,14 @@ class Written:
     topics_quoted: int = 0  # topics where nothing written stood: their evidence is quoted
     left_out: int = 0  # topics written but not shown: the answer had its words (`max_words`)
 
-    def cited(self, groups: list[int] = (), evidence: list[Evidence] = ()) -> list[int]:
-        """Evidence numbers the answer cites: its kept lines', and a quoted topic's own."""
+    def cited(self, quoted: Callable[[int], list[int]] | None = None) -> list[int]:
+        """Evidence numbers the answer cites: its kept lines', and what a topic where none
+        stood quotes (`quoted`, by section: `_Checker.quoted_numbers`)."""
         out = {n for _h, lines in self.sections for w in lines if w.ok for n in w.cites}
         for i, (_h, lines) in enumerate(self.sections):
-            if i < len(groups) and not any(w.ok for w in lines):
-                out |= set(_quoted_numbers(evidence, groups[i]))
+            if quoted is not None and not any(w.ok for w in lines):
+                out |= set(quoted(i))
         return sorted(out)
-
-
-def _quoted_numbers(evidence: list[Evidence], group: int) -> list[int]:
-    """The evidence a topic shows quoted when nothing written for it stood."""
-    return [n for n, e in enumerate(evidence, 1) if e.group == group][:QUOTED_LINES]
 
 
 def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
@@ -323,12 +319,13 @@ class _Checker:
         return "\n".join(out) + "\n"
 
     def quoted(self, section: int) -> str:
-        """A topic where nothing written stood: its evidence, quoted, under the title of
-        its community."""
-        g = self.groups[section]
-        lines = [self.headline(section, _quoted_numbers(self.evidence, g), " (quoted)")]
+        """A topic where nothing written stood: its best sentence, or the one the writer's
+        heading stands on (`quoted_numbers`), quoted, under that heading or else its
+        community's title."""
+        shown = self.quoted_numbers(section)
+        lines = [self.headline(section, shown, " (quoted)")]
         lines += [f"- {self.evidence[n - 1].text} [{', '.join(self.refs((n,)))}]"
-                  for n in _quoted_numbers(self.evidence, g)]
+                  for n in shown]
         return "\n".join(lines) + "\n"
 
     def headline(self, section: int, shown: list[int], mark: str = "") -> str:
@@ -371,18 +368,48 @@ class _Checker:
         heading, lines = self.written.sections[section]
         cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
         if not cited and section < len(self.groups):  # quoted: what is shown
-            cited = [self.evidence[n - 1]
-                     for n in _quoted_numbers(self.evidence, self.groups[section])]
-        # the topic's own title (its key entities' names) is given too: "Bitcoin Story"
-        # heads the Bitcoin community's topic whether or not its kept lines say "Bitcoin"
+            cited = [self.evidence[n - 1] for n in self.quoted_numbers(section)]
+        shown = self._shown_heading(section, cited)
+        if shown:
+            return shown
+        return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+
+    def _shown_heading(self, section: int, cited: list[Evidence]) -> str:
+        """The writer's heading of `section` as `headings.shown` shows it over `cited`, or
+        "". The topic's own title (its key entities' names) is given too: "Bitcoin Story"
+        heads the Bitcoin community's topic whether or not its kept lines say "Bitcoin"."""
+        heading = self.written.sections[section][0]
+        if not heading or not cited:
+            return ""
         title = self.group_titles[self.groups[section]] if section < len(self.groups) else ""
         earlier = {h.lower() for h, _ls in self.written.sections[:section]}
-        if heading and cited:
-            given = " ".join(e.text for e in cited) + " " + title + " " + self.question
-            shown = headings.shown(heading, given, self.question, self.name_words, earlier)
-            if shown:
-                return shown
-        return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+        given = " ".join(e.text for e in cited) + " " + title + " " + self.question
+        return headings.shown(heading, given, self.question, self.name_words, earlier)
+
+    def quoted_numbers(self, section: int) -> list[int]:
+        """What a topic where nothing written stood quotes: its first evidence sentence
+        (its best, a document the topics before did not bring first: `themes.report_rows`);
+        but where the writer's heading does not stand on it (`headings.shown`: a name it
+        says is not said there) and does on a sentence one of the topic's lines was written
+        from (a line's first citation: a bound line is made of its words), that one. In
+        Carol's themes the 1.5B headed a topic "Christmas and Abstinence Principle" and
+        wrote one line from "A merry Christmas and a happy New Year!" (the topic's first)
+        and one from "... but lived upon the Total-Abstinence Principle ever afterwards
+        ...", both dropped: quoting the first, the answer headed it with the community's
+        names ("Christmas Eves, Future and Evil Spirit"). Only where it saves the heading,
+        so as not to trade a document the answer would cite for a heading (quoting the
+        writer's first sentence always, the podcast's ten answers cited 8.5 episodes, not
+        8.8)."""
+        group = self.groups[section] if section < len(self.groups) else None
+        own = [n for n, e in enumerate(self.evidence, 1) if e.group == group]
+        best = own[:QUOTED_LINES]
+        if not best or self._shown_heading(section, [self.evidence[n - 1] for n in best]):
+            return best
+        for w in self.written.sections[section][1]:
+            if w.cites and w.cites[0] in own and self._shown_heading(
+                    section, [self.evidence[w.cites[0] - 1]]):
+                return [w.cites[0]]
+        return best
 
 
 def _echoes_request(heading: str) -> bool:
