@@ -213,12 +213,13 @@ def names_only(sentence: str) -> bool:
 
 def says_little(sentence: str, most: int = 3) -> bool:
     """Whether the sentence names no one and nothing (no name, no number) and has at most
-    `most` words that are not function words: true of what it cites, but a reader cannot tell what it is about
-    ("There it stood, years afterwards." of "... There it stood, years afterwards, above
-    the warehouse door: Scrooge and Marley."; "She kissed him, his daughters kissed
-    him."). Of the 1.5B's kept lines in 22 stored answers and the 52 new lines held out
-    (about 220 in all), it finds 5, each of them so ("They were frightened almost to
-    death.", "The thing that's most exciting about it, to me."). Latin-script text only."""
+    `most` words that are not function words: true of what it cites, but a reader cannot
+    tell what it is about ("There it stood, years afterwards." of "... There it stood,
+    years afterwards, above the warehouse door: Scrooge and Marley."; "She kissed him, his
+    daughters kissed him."). Of the 1.5B's kept lines in 22 stored answers and the 52 new
+    lines held out (about 220 in all), it finds 5, each of them so ("They were frightened
+    almost to death.", "The thing that's most exciting about it, to me."). Latin-script
+    text only."""
     words = _WORD.findall(sentence)
     if CJK.search(sentence) or name_runs(sentence) or any(w.isdigit() for w in words):
         return False
@@ -302,11 +303,12 @@ def jumps_back(sentence: str, source: str, at: list[int]) -> str:
     new lines not used to choose it (the podcast's questions 11-20, three more Carol
     questions, two more on the 18 stories), 3: 2 garbled ("when he announced the Apollo
     1961 program", "Bill is now a partner at Sequoia, a tech entrepreneurs and invests in
-    them") and 1 whole ("The little Jackal said, what's this."). At any
-    word, not only a marked one, it would find 65 of those answers' 165 kept lines, many
-    whole ("Mrs. Cratchit cried, reddening." of "... cried Mrs. Cratchit, reddening."): a
-    move the writer meant is its choice, and stays. Each word is placed where the source says it, on from the word before where
-    the source goes on, else the next place after it, else the nearest before it."""
+    them") and 1 whole ("The little Jackal said, what's this."). At any word, not only a
+    marked one, it would find 65 of those answers' 165 kept lines, many whole ("Mrs.
+    Cratchit cried, reddening." of "... cried Mrs. Cratchit, reddening."): a move the
+    writer meant is its choice, and stays. Each word is placed where the source says it,
+    on from the word before where the source goes on, else the next place after it, else
+    the nearest before it."""
     if not at or CJK.search(sentence):
         return ""
     said = [m.group().lower() for m in _WORD.finditer(source)]
@@ -357,9 +359,9 @@ def wedged(sentence: str, source: str, at: list[int]) -> str:
     healthcare", "L'enquête avait permis de refaire assez à exactement le signalement"),
     2 saying more than their source ("a very little brown Field Mouse" of "a little brown
     Field Mouse") and 1 whole ("She's worked in the animation industry, including at
-    Pixar"; docs/eval_runs/writer_splice_drops.jsonl). On lines not used to choose it (52 new
-    lines of the podcast's questions 11-20, three more Carol questions and two more on the
-    18 stories), 3: 1 garbled ("what I learned at the Disney about the media and
+    Pixar"; docs/eval_runs/writer_splice_drops.jsonl). On lines not used to choose it (52
+    new lines of the podcast's questions 11-20, three more Carol questions and two more on
+    the 18 stories), 3: 1 garbled ("what I learned at the Disney about the media and
     business"), 1 saying more ("all of these various discussions") and 1 whole ("working
     in the domains where companies might fear to tread")."""
     if not at or CJK.search(sentence):

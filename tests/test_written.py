@@ -240,15 +240,16 @@ def test_a_quoted_topic_quotes_what_its_heading_stands_on_where_its_best_sentenc
     written from says it; then that one, under the heading (not the topic's title)."""
     names = frozenset({"tobias", "renn", "hannah", "greer", "jonas"})
     dropped = "- Tobias Renn designed new earth banks in Norway [2]\n"
-    for heading, quote, head in (("Tobias Renn's earth banks", SOURCES[2], "**Tobias Renn's earth banks**"),
-                                 ("Flood defences", SOURCES[0], "**Flood defences**"),
-                                 ("Jonas Renn's plan", SOURCES[0],
-                                  "**Aldren Harbour and Hannah Greer**")):  # on neither
+    for heading, quote, head in (
+            ("Tobias Renn's earth banks", SOURCES[2], "**Tobias Renn's earth banks**"),
+            ("Flood defences", SOURCES[0], "**Flood defences**"),
+            ("Jonas Renn's plan", SOURCES[0], "**Aldren Harbour and Hannah Greer**")):  # on neither
         out, checker = wr.write(FakeChatModel([f"## {heading}\n{dropped}", ""]), load_prompts(),
                                 "Themes?", evidence(), ["Aldren Harbour and Hannah Greer", "Port"],
                                 max_tokens=100, name_words=names)
         first = wr.render(checker).split("\n\n")[0].splitlines()
-        assert first == [f"{head} (quoted)", f"- {quote} [{'S3' if quote == SOURCES[2] else 'S1'}, R1]"]
+        ref = "S3" if quote == SOURCES[2] else "S1"
+        assert first == [f"{head} (quoted)", f"- {quote} [{ref}, R1]"]
         cited = out.cited(checker.quoted_numbers)
         assert (1 in cited, 3 in cited) == (quote == SOURCES[0], quote == SOURCES[2])
 

@@ -10,10 +10,10 @@ how many were. A themed answer (global, ts, to a question about more than one th
 asked what it tells, under a heading the writer words (shown as `headings.shown` allows,
 else the community's own title), beside it the topic's entities that its shown sentences
 name (`_Checker.headline`); a topic where no written line stands quotes its best sentence,
-marked so (or one it was written from that its heading stands on: `quoted_numbers`). A line the check drops stays dropped: rewritten
-once from what it cited and checked again, 14 of 36 rewrites that passed the check were
-supported (first drafts that pass: 49 of 50), so none is
-(`docs/eval_runs/writer_rewrite_labels.jsonl`).
+marked so (or one it was written from that its heading stands on: `quoted_numbers`). A
+line the check drops stays dropped: rewritten once from what it cited and checked again,
+14 of 36 rewrites that passed the check were supported (first drafts that pass: 49 of
+50), so none is (`docs/eval_runs/writer_rewrite_labels.jsonl`).
 
 The topics' requests are decoded together (`complete_many`: the batched decoder reads the
 weights once a step for all of them), then each reply is checked line by line in topic
@@ -39,8 +39,8 @@ loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name t
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
 something or names nothing and says too little to stand alone, cuts a name short), is
-dropped; so is a bound line made of the sentence an
-earlier kept line was made of (it retells it: `_Checker._retold`), and one that took
+dropped; so is a bound line made of the sentence an earlier kept line was made of (it
+retells it: `_Checker._retold`), and one that took
 `UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
 reply, `models/decode.annotated`): kept by the grammar or the copy guard from what it
 meant to write, the 1.5B wrote on regardless ("... growing strong and his hearty"); or
