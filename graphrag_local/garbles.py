@@ -284,6 +284,14 @@ def gapped(sentence: str, sources: list[str]) -> str:
     return ""
 
 
+def _marked(found: list[re.Match], at: list[int]) -> list[int]:
+    """The indices in `found` (a sentence's words) of the words the tokens starting at the
+    offsets `at` are part of (a token may start with the space before its word), the
+    first word aside (nothing comes before it)."""
+    marked = (next((i for i, m in enumerate(found) if m.end() > offset), None) for offset in at)
+    return [k for k in marked if k]
+
+
 def jumps_back(sentence: str, source: str, at: list[int]) -> str:
     """Where the writer, kept from what it meant to write (a token it gave under 1%,
     starting at an offset in `at` of `sentence`), went back in the sentence its line is
@@ -324,11 +332,7 @@ def jumps_back(sentence: str, source: str, at: list[int]) -> str:
         after = [i for i in where if i > last]
         last = last + 1 if last + 1 in where else after[0] if after else where[-1]
         places.append(last)
-    for offset in at:
-        # the word the token is part of (a token may start with the space before a word)
-        k = next((i for i, m in enumerate(found) if m.end() > offset), None)
-        if not k:
-            continue
+    for k in _marked(found, at):
         before, here = places[k - 1], places[k]
         if before is None or here is None or here >= before:
             continue
@@ -374,9 +378,8 @@ def wedged(sentence: str, source: str, at: list[int]) -> str:
             source[spans[i].end():spans[i + 1].start()])
     found = list(_WORD.finditer(sentence))
     words = [m.group().lower() for m in found]
-    for offset in at:
-        k = next((i for i, m in enumerate(found) if m.end() > offset), None)
-        if not k or k + 1 >= len(words):
+    for k in _marked(found, at):
+        if k + 1 >= len(words):
             continue
         word, pair = words[k], (words[k - 1], words[k + 1])
         if pair not in between or (words[k - 1], word) in between or word in _CLAUSE_WORDS:

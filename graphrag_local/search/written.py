@@ -258,12 +258,12 @@ class _Checker:
         text = squash(m.group("text"))
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
         ok, reason = self.verdict(text, cites)
-        unlikely = sum(2 <= o - lead < m.start("cites") for o in offsets)
-        if ok and unlikely >= UNLIKELY_TOKENS and not CJK.search(text):
-            ok, reason = False, (f"{unlikely} of its words were unlikely to the writer itself "
+        # where in its text (after "- ", before its citations) it took unlikely tokens
+        at = [o - lead - 2 for o in offsets if 2 <= o - lead < m.start("cites")]
+        if ok and len(at) >= UNLIKELY_TOKENS and not CJK.search(text):
+            ok, reason = False, (f"{len(at)} of its words were unlikely to the writer itself "
                                  "(kept from what it meant to write)")
-        if ok and self.bound and offsets and cites:
-            at = [o - lead - 2 for o in offsets if 2 <= o - lead < m.start("cites")]
+        if ok and self.bound and at and cites:
             source = self.evidence[cites[0] - 1].text
             if back := garbles.jumps_back(text, source, at):
                 ok, reason = False, (f"goes back in what it cites for a word ('{back}'), kept "
