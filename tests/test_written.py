@@ -907,21 +907,33 @@ def test_a_line_the_writer_was_kept_from_writing_its_own_way_is_dropped():
 
     line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]"
     third = "- Hannah Greer opposed the plan to dredge Aldren Harbour in 2022 [1]"
-    text = f"## The harbour dispute\n{line}\n{third}"
-    at2, at3 = text.index(line), text.index(third)
-    # three in the second line's text; one in the third's, two in its citation "[1]"
-    marks = [3, at2 + 2, at2 + 7, at2 + 14, at3 + 2, at3 + len(third) - 2, at3 + len(third) - 1]
+    fourth = "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]"
+    text = f"## The harbour dispute\n{line}\n{third}\n{fourth}"
+    at2, at3, at4 = text.index(line), text.index(third), text.index(fourth)
+    # three in the second line's text; one in the third's, two in its citation "[1]"; two in
+    # the fourth's
+    marks = [3, at2 + 2, at2 + 7, at2 + 14, at3 + 2, at3 + len(third) - 2, at3 + len(third) - 1,
+             at4 + 16, at4 + 30]
     out = annotated(text, marks)
     assert out.splitlines() == ["## The harbour dispute ~3", f"{line} ~2,7,14",
-                                f"{third} ~2,{len(third) - 2},{len(third) - 1}"]
-    assert annotated(text, marks, last=False).splitlines()[-1] == third
+                                f"{third} ~2,{len(third) - 2},{len(third) - 1}",
+                                f"{fourth} ~16,30"]
+    assert annotated(text, marks, last=False).splitlines()[-1] == fourth
     assert annotated(text, []) == text
     checker = wr._Checker(evidence(), [], "Who?", None)
     checker(wr.renumbered(out, [1]) + "\n")
-    first, again = checker.written.sections[0][1]
+    first, again, last = checker.written.sections[0][1]
     assert checker.written.sections[0][0] == "The harbour dispute"
     assert not first.ok and first.reason.startswith("3 of its words were unlikely")
     assert again.ok  # one mark in its text ("- " is not), two in its citation
+    assert not last.ok  # (it repeats the third: read alone, for its marks)
+    alone = wr._Checker(evidence(), [], "Who?", None)
+    alone(f"{fourth} ~16,30\n")
+    last, = alone.written.sections[0][1]
+    assert not last.ok and last.reason.startswith("2 of its words were unlikely")
+    alone = wr._Checker(evidence(), [], "Who?", None)
+    alone(f"{fourth}\n")
+    assert alone.written.sections[0][1][0].ok
 
 
 def test_a_line_that_went_back_in_its_source_where_the_writer_was_kept_from_its_word_is_dropped():

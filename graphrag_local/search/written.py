@@ -130,8 +130,15 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 # 1 garbled ("Er war noch viel zu jung, und als mein der war sich einfand"). Cold runs with
 # it (Carol, the 12 and 18 stories' three questions, the podcast's ten, the demo, German,
 # French, Spanish, Russian): 33 drops of 28 lines, read: 23 garbled, 3 invented, 1 saying
-# nothing, 1 a question (`docs/eval_runs/writer_unlikely_drops.jsonl`)
-UNLIKELY_TOKENS = 3
+# nothing, 1 a question (`docs/eval_runs/writer_unlikely_drops.jsonl`). At 3, the kept lines
+# with 2 read (`docs/eval_runs/writer_two_marks.jsonl`): of the stored answers' 34, 23
+# garbled or false ("The little Country Mouse looked at the cheese, and he looked the little
+# City Mouse.", "Thanks for joining us for Behind the there.", "Elena Voss is the mayor of
+# the Port Aldren and the leader of the Town Council."); of 20 written cold for the last
+# tests (the podcast's questions 11-20, three more on Carol, two on the 18 stories), 16 ("He
+# also discusses consumer IoT, which has been tricky for a variety of why."). Of the 23
+# cold ones with 1, 10 garbled and 13 whole: one is not enough
+UNLIKELY_TOKENS = 2
 _UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
