@@ -99,6 +99,23 @@ def test_a_title_line_is_quoted_only_after_every_whole_sentence():
     assert choose_quotes([caption, *ranked[1:]], 1) == [caption]
 
 
+def test_a_cry_of_a_word_or_two_is_quoted_only_after_every_whole_sentence():
+    """Basic's answer to "Who is the clerk to Ebenezer Scrooge?" on Carol's staves began
+    "Ebenezer!" and quoted "Christmas, Ebenezer!" third: near the name, they say nothing."""
+    from graphrag_local.schema import Source
+    from graphrag_local.search.extractive import Quote, choose_quotes
+
+    def quote(text: str, k: int) -> Quote:
+        return Quote(text, Source("c", k, k + 1), ("S1",), 1.0 - k / 10)
+
+    ranked = [quote("Ebenezer!", 0), quote("'No,' said Scrooge, 'no.", 1),
+              quote("Christmas, Ebenezer!", 2),
+              quote("'There's another fellow,' muttered Scrooge: 'my clerk, with fifteen "
+                    "shillings a week.'", 3)]
+    assert [q.text for q in choose_quotes(ranked, 2)] == [ranked[1].text, ranked[3].text]
+    assert [q.text for q in choose_quotes(ranked, 4)][2:] == ["Ebenezer!", "Christmas, Ebenezer!"]
+
+
 def test_longest_name_wins_and_is_not_also_its_part():
     text = "The River Aldren Restoration Project restores the River Aldren."
     assert names_in(text, ["River Aldren", "River Aldren Restoration Project"]) == [

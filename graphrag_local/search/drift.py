@@ -41,7 +41,7 @@ from .common import (
     truncate_tokens,
 )
 from .evidence import SentenceIndex
-from .extractive import Answering, Quote, finish, heading, row_quote
+from .extractive import Answering, Quote, finish, heading, row_quote, short
 
 # --- extractive ---------------------------------------------------------------------------
 
@@ -98,6 +98,7 @@ def drift_extractive(a: Answering, sentences: SentenceIndex, q: np.ndarray,
     rows = np.asarray(sorted(through), dtype=np.int64)
     sims = sentences.similarity(q, rows) if len(rows) else np.zeros(0)
     ranked = [int(rows[k]) for k in np.argsort(-sims, kind="stable")]
+    ranked.sort(key=lambda r: short(sentences.text(r)))  # a cry of a word or two last
     near = {int(r): float(x) for r, x in zip(rows, sims)}
     chosen: list[Quote] = []
     for row in ranked:

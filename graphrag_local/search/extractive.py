@@ -51,16 +51,25 @@ class Quote:
 
 def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
     """The first `count` quotes (already ranked), no two alike; a title or heading (`_heading`)
-    only after every other. Nearest "Why did the Aldren Water Trust oppose the dredging?",
-    the sample's title line "The Harbour Dredging Vote" was quoted as basic's fifth
-    sentence."""
+    or a cry of a word or two (`SHORT_WORDS`) only after every other. Nearest "Why did the
+    Aldren Water Trust oppose the dredging?", the sample's title line "The Harbour Dredging
+    Vote" was quoted as basic's fifth sentence; nearest "Who is the clerk to Ebenezer
+    Scrooge?", Carol's "Ebenezer!" was basic's first and "Christmas, Ebenezer!" its third."""
     chosen: list[Quote] = []
-    for q in sorted(quotes, key=lambda q: _heading(q.text)):  # (stable)
+    for q in sorted(quotes, key=lambda q: _heading(q.text) or short(q.text)):
         if len(chosen) == count:
             break
         if not any(near_duplicate(q.text, c.text) for c in chosen):
             chosen.append(q)
     return chosen
+
+
+SHORT_WORDS = 3  # a quote of fewer words says nothing on its own ("Ebenezer!")
+
+
+def short(text: str) -> bool:
+    """A cry of a word or two ("Ebenezer!", "Christmas, Ebenezer!"): quoted last."""
+    return word_count(text) < SHORT_WORDS
 
 
 def _heading(text: str) -> bool:
