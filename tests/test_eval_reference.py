@@ -51,3 +51,22 @@ def test_a_folder_that_is_not_a_graphrag_output_is_named_in_the_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="empty: not a microsoft/graphrag output folder"):
         load_reference(tmp_path / "empty")
+
+
+def test_an_answers_lines_are_counted_citing_and_its_written_ones_copied_or_not():
+    """Issue 30's Carol figures from one command: every line cites; a written line that is
+    80% or more one run of a chunk it cites is a copy; a quoted topic's lines and a focused
+    answer's quotes are not written ones."""
+    from graphrag_local.eval.reference import lines
+
+    chunks = {"S1": "Mr. and Mrs. Fezziwig took their stations, one on either side the door.",
+              "S2": "Joe went down on his knees for the greater convenience of opening it."}
+    answer = ("**Old Fezziwig's Christmas Wishes**\n"
+              "- Mr. and Mrs. Fezziwig took their stations, one on either side. [S1, R14]\n"
+              "- The Fezziwigs stood by the door to greet everyone. [S1]\n\n"
+              "**Joe's Behavior** (quoted)\n"
+              "- Joe went down on his knees for the greater convenience of opening it. [S2]\n"
+              "- a line that cites nothing\n\n"
+              "*Quoted from the documents:*\n\n"
+              "**Joe**\n- Joe went down on his knees. [S2]")
+    assert lines(answer, chunks) == {"lines": 5, "citing": 4, "written": 2, "copies": 1}

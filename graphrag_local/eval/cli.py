@@ -351,6 +351,10 @@ def eval_reference(
                   f"{len(a['documents_cited'])} documents cited; {a['words']} words"
                   + (f"; written by {a['written']['writer']}: {a['written']['kept']} sentences "
                      f"kept, {a['written']['dropped']} dropped" if "written" in a else ""))
+        n = a["lines"]
+        out.print(f"{n['citing']} of {n['lines']} lines cite; {n['copies']} of the "
+                  f"{n['written']} written ones are copies (80% or more of the line one run of "
+                  "a chunk it cites)")
         for c in a["communities"]:
             mark = "[green]named[/]" if c["named_by"] else "[red]not named[/]"
             out.print(f"{mark} {escape(c['title'])} (key: {escape(', '.join(c['key_entities']))})"

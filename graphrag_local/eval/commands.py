@@ -282,7 +282,7 @@ def reference(
     `eval reference INDEX --reference REF -q "What are the main themes of the story?"
     --writer qwen2.5-coder-1.5b`)."""
     from ..query import load_index_data, open_index
-    from .reference import load_reference, summary_recall, themes_named
+    from .reference import lines, load_reference, summary_recall, themes_named
 
     ref = load_reference(reference_dir)
     store, _manifest = open_index(index)
@@ -307,7 +307,10 @@ def reference(
                             "seconds": answer.timings.get("total_seconds"),
                             **({"written": {k: answer.written[k] for k in ("writer", "kept", "dropped")}}
                                if answer.written else {}),
-                            **themes_named(ref, answer.answer, top)}
+                            **themes_named(ref, answer.answer, top),
+                            "lines": lines(answer.answer, {
+                                c.ref: data.chunks[c.id].text for c in answer.citations
+                                if c.kind == "chunk" and c.id in data.chunks})}
     if out:
         _write_meta(out, title=f"Reference: {index} against {reference_dir.name}",
                     command=command, index=str(index))

@@ -6,12 +6,16 @@ GPT-4's index of A Christmas Carol in ../shared/data/christmas_carol/graphrag_re
   them our matching level-0 report's summary names; the match is our community sharing
   the most members with it (entity names compared case- and punctuation-insensitively);
 - an answer's themes: which of those communities an answer names, by any of a
-  community's key entities (its three highest-degree entities).
+  community's key entities (its three highest-degree entities);
+- an answer's lines (`lines`): how many cite, and how many of its written ones (not under a
+  topic marked quoted) are copies: `COPIED` of the line or more one run of words of a
+  chunk it cites.
 
 A yardstick, not gold: the reference was written by another system's model."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,3 +108,48 @@ def themes_named(reference: list[RefCommunity], answer: str, top: int = 10) -> d
         rows.append({"community": ref.community, "title": ref.title, "size": ref.size,
                      "key_entities": list(ref.key_entities), "named_by": hit})
     return {"communities": rows, "named": sum(bool(r["named_by"]) for r in rows), "of": len(rows)}
+
+
+COPIED = 0.8  # a written line this much one run of words of what it cites is a copy
+_BULLET = re.compile(r"^- (?P<text>.*?)(?: \[(?P<refs>[^\]]+)\])?\s*$")
+_WORDS = re.compile(r"\w+")
+
+
+def _longest_run(line: list[str], text: list[str]) -> int:
+    """The most words of `line` in a row that `text` says in a row."""
+    best, prev = 0, [0] * (len(text) + 1)
+    for a in line:
+        cur = [0] * (len(text) + 1)
+        for j, b in enumerate(text, 1):
+            if a == b:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def lines(answer: str, chunk_text: dict[str, str]) -> dict:
+    """An answer's bullet lines: how many cite something, and of those written (not under a
+    heading marked "(quoted)", nor after the quoted part of a focused answer) how many are
+    copies of a chunk they cite (`COPIED`). `chunk_text`: a chunk citation's ref ("S3") ->
+    its text."""
+    total = citing = written = copies = 0
+    below = topic_quoted = False
+    for raw in answer.splitlines():
+        if raw.startswith("*Quoted"):  # a focused answer's quotes, under its written lines
+            below = True
+        elif raw.startswith("**"):
+            topic_quoted = "(quoted)" in raw
+        if not (m := _BULLET.match(raw)):
+            continue
+        total += 1
+        refs = [r.strip() for r in (m.group("refs") or "").split(",") if r.strip()]
+        citing += bool(refs)
+        if below or topic_quoted:
+            continue
+        written += 1
+        words = [w.lower() for w in _WORDS.findall(m.group("text"))]
+        run = max((_longest_run(words, [w.lower() for w in _WORDS.findall(chunk_text[r])])
+                   for r in refs if r in chunk_text), default=0)
+        copies += bool(words) and run / len(words) >= COPIED
+    return {"lines": total, "citing": citing, "written": written, "copies": copies}
