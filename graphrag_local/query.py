@@ -347,9 +347,10 @@ class Session:
             on_progress(0, len(todo))
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
-            replies = writer.complete_many([requests[i][2] for i in part])
+            given = [[self.sentences.text(r) for r in requests[i][1]] for i in part]
+            replies = wr.decoded(writer, [requests[i][2] for i in part], given)
             cache.put({keys[i]: text for i, text in zip(part, replies)},
-                      {keys[i]: [self.sentences.text(r) for r in requests[i][1]] for i in part})
+                      {keys[i]: texts for i, texts in zip(part, given)})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
         return {"communities": count, "written": len(todo),

@@ -1,7 +1,7 @@
 """The support check (graphrag_local/support.py) against sentences a writer wrote, labelled
 by reading each beside the sentences it cites: does what it cites say everything it says?
 
-    .venv/bin/python scripts/eval_support.py [LABELS.jsonl] [--judge PRESET]
+    .venv/bin/python scripts/eval_support.py [LABELS.jsonl] [--judge PRESET] [--reread PRESET]
 
 LABELS (default docs/eval_runs/writer_support_labels.jsonl): one object a line with
 "sentence", "cited" (the cited sentences), "question" and "supported" (the label), and
@@ -19,7 +19,9 @@ docs/eval_runs/writer_bound_labels.jsonl holds 91 lines the 1.5B wrote under the
 grammar (Carol's themes, two questions on 12 stories, three on the podcast), each
 labelled so, with a note on each false one. With --judge, the
 same for a model asked YES/NO under a grammar, and for the check followed by that model
-on the sentences the check drops for coverage only."""
+on the sentences the check drops for coverage only. With --reread (the writer that wrote
+them, `qwen2.5-coder-1.5b`), the verdict and then the writer's reading of each line again
+beside what it cites first, as answers drop (`written.REREAD_TOKENS`)."""
 
 from __future__ import annotations
 
@@ -52,16 +54,24 @@ def main() -> None:
     ap.add_argument("labels", nargs="?", type=Path,
                     default=ROOT / "docs" / "eval_runs" / "writer_support_labels.jsonl")
     ap.add_argument("--judge", help="a model preset to ask YES/NO as well")
+    ap.add_argument("--reread", help="the writer preset that reads each line again "
+                    "(`written.REREAD_TOKENS`: what answers also drop)")
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines()]
     verdicts = [support.check(r["sentence"], r["cited"], r["question"]) for r in rows]
     score("support check", rows, [v.ok for v in verdicts])
     # what answers use: not looping, garbled or cut, and one cited sentence saying it all
-    score("written.verdict (what answers use)", rows,
-          [written.verdict(r["sentence"], r["cited"], r.get("bound", True))[0] for r in rows])
+    answers = [written.verdict(r["sentence"], r["cited"], r.get("bound", True))[0] for r in rows]
+    score("written.verdict (what answers use)", rows, answers)
+    from graphrag_local import api
+
+    if args.reread:  # and each line read again by the writer beside what it cites first
+        model = api.open_chat_model(api.model_info(api.resolve_settings(None, args.reread)), 0)
+        low = [written.unlikely_again(model, r["sentence"], r["cited"][0]) for r in rows]
+        score(f"written.verdict, then read again by {args.reread}", rows,
+              [ok and n < written.REREAD_TOKENS for ok, n in zip(answers, low)])
     if not args.judge:
         return
-    from graphrag_local import api
     from graphrag_local.models.protocol import YES_NO_GRAMMAR
 
     model = api.open_chat_model(api.model_info(api.resolve_settings(None, args.judge)), 0)

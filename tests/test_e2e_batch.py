@@ -45,3 +45,29 @@ def test_a_batch_of_the_same_request_gives_the_same_reply(model):
     assert len(set(replies)) == 1
     alone = model.complete(request.messages, grammar=GRAMMAR, max_tokens=40)
     assert json.loads(alone)  # one sequence decodes through the same decoder
+
+
+def test_a_reply_read_again_gets_the_log_probabilities_of_its_tokens(model):
+    """`reread` (a written line read again beside its source, `written.reread_reply`): one
+    pass gives each token's log-probability, as decoding it token by token does, and a
+    reply the model would write reads as likelier than the same words garbled."""
+    import numpy as np
+
+    messages = [{"role": "user", "content": "Say what this sentence tells, shorter:\n"
+                 "Hannah Greer opposed the plan to dredge Aldren Harbour in 2022."}]
+    text = "Hannah Greer opposed the plan to dredge the harbour."
+    got = model.reread(messages, text)
+    prompt, _stop = model._tokens(messages)
+    ids = model._llm.tokenize(text.encode(), add_bos=False, special=False)
+    assert len(got) == len(ids) and all(lp <= 0 for lp in got)
+    one_by_one = []
+    for k, token in enumerate(ids):
+        model._feed(prompt + ids[:k])
+        z = np.asarray(model._last_logits(), dtype=np.float64)
+        z = z - z.max()
+        one_by_one.append(z[token] - np.log(np.exp(z).sum()))
+    # (batched sums round differently: a token misplaced would be off by nats, not tenths)
+    assert np.allclose(got, one_by_one, atol=0.5)
+    garbled = model.reread(messages, "Hannah harbour the Greer dredge opposed plan to the.")
+    assert sum(garbled) < sum(got)
+    assert model.complete_many([Request(messages, None, 8, "t")] * 2)  # the batch still works

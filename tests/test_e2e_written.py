@@ -13,6 +13,7 @@ from conftest import no_network, traces
 from graphrag_local import api, support
 from graphrag_local.models import presets
 from graphrag_local.search import written as wr
+from graphrag_local.store import Store
 
 pytestmark = pytest.mark.e2e
 
@@ -125,6 +126,10 @@ def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp
         session.close()
         again = api.write_reports(index, writer=WRITER)
     assert not attempts
+    # each written line was read again by the writer, its count kept with the reply
+    replies = [r["text"] for r in Store(index).read("written_cache")]
+    lines = [line for text in replies for line in text.splitlines() if line.startswith("- ")]
+    assert lines and all(re.search(r" ≈\d+$", line) for line in lines), lines
     # (some may be there already: the fixture's question wrote its topics into the index)
     assert first["written"] + first["cached"] >= 3
     assert first["communities"] >= first["written"] + first["cached"]

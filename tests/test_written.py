@@ -1042,3 +1042,46 @@ def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
     out, _c = wr.write(FakeChatModel([reply.replace(" in\n", " in [1]\n")]), load_prompts(),
                        "Who?", evidence()[:1], [], max_tokens=100)
     assert out.dropped == 1 and out.sections[0][1][0].reason.startswith("ends inside a phrase")
+
+
+def test_a_line_that_reads_as_garbled_to_the_writer_beside_its_source_is_dropped():
+    """Each written line is read again by the writer beside the sentence it cites first
+    (`written.reread_reply`: " ≈N", N of its tokens but the first under 1%); a line with
+    `REREAD_TOKENS` such is dropped, a cached reply's count read back without the writer,
+    a streamed line's asked as it comes (`_Checker.reread`), and a writer that cannot be
+    asked (a server) leaves the reply as it is."""
+    import math
+
+    class Reader:
+        name = "fake"
+
+        def __init__(self):
+            self.asked = []
+
+        def reread(self, messages, text):
+            self.asked.append((messages[0]["content"], text))
+            low = math.log(wr.REREAD_P) - 1
+            # (a line said in another order, here, reads as garbled)
+            return [0.0, low, low] if text.startswith("In") else [low, -0.1, -0.2]
+
+    reply = ("## The harbour dispute\n"
+             "- The Halvard Shipping Company moves grain through Port Aldren [2] ~5\n"
+             "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]")
+    model = Reader()
+    out = wr.reread_reply(model, reply, SOURCES)
+    assert out.splitlines() == ["## The harbour dispute",
+                                "- The Halvard Shipping Company moves grain through Port Aldren [2] ~5 ≈0",
+                                "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1] ≈2"]
+    assert model.asked[0] == (wr.REREAD_PROMPT.format(source=SOURCES[1]),
+                              "The Halvard Shipping Company moves grain through Port Aldren")
+    assert wr.reread_reply(object(), reply, SOURCES) == reply  # no token probabilities
+    assert wr.renumbered(out, [3, 4]).splitlines()[2] == (
+        "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [3] ≈2")
+    checker = wr._Checker(evidence(), [], "Who?", None)
+    checker(out + "\n")
+    kept, garbled = checker.written.sections[0][1]
+    assert kept.ok and not garbled.ok and garbled.reason.startswith("reads as garbled")
+    live = wr._Checker(evidence(), [], "Who?", None,
+                       reread=lambda text, source: wr.unlikely_again(model, text, source))
+    live("- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]\n")
+    assert not live.written.sections[0][1][0].ok

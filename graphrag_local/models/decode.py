@@ -405,6 +405,36 @@ class Decoder:
         self.cached = in_cache
         return picks, stats
 
+    def log_probs(self, prompt: list[int], text: list[int]) -> list[float]:
+        """The log-probability the model gives each token of `text` after `prompt` and the
+        tokens of `text` before it (one pass, on sequence 0, reusing what the cache holds
+        of `prompt`)."""
+        lib, llm = self.lib, self.llm
+        keep = min(llm.longest_token_prefix(self.cached, prompt), len(prompt) - 1)
+        lib.llama_memory_seq_rm(self.mem, -1, keep, -1)
+        for s in range(1, self.max_seqs):
+            lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+        self.cached = prompt[:keep]
+        job = Job(prompt + text, None, 0, [], seq=0)
+        head, pos = prompt[keep:-1], keep
+        while head:  # the prompt, no logits, in pieces of at most n_batch tokens
+            self._submit([(job, head[:self.n_batch], pos)], logits=False)
+            pos += len(head[:self.n_batch])
+            head = head[self.n_batch:]
+        tail = (prompt[-1:] + text)[:-1]  # each of these predicts the next token of `text`
+        out: list[float] = []
+        for start in range(0, len(tail), self.n_batch):
+            piece = tail[start:start + self.n_batch]
+            index = self._submit([(job, piece, pos)], logits=True, every=True)
+            for k in range(len(piece)):
+                logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index[k]),
+                                               shape=(self.n_vocab,)).astype(np.float64)
+                z = logits - logits.max()
+                out.append(float(z[text[start + k]] - np.log(np.exp(z).sum())))
+            pos += len(piece)
+        self.cached = (prompt + text)[:-1]
+        return out
+
     @property
     def cached(self) -> list[int]:
         """The tokens sequence 0 holds in the KV cache."""
@@ -468,8 +498,10 @@ class Decoder:
         return self._submit([(job, toks[-1:], pos + len(toks) - 1) for job, toks, pos in rows
                              if toks], logits=True)
 
-    def _submit(self, rows: list[tuple[Job, list[int], int]], logits: bool) -> dict[int, int]:
-        """One llama_decode; with `logits`, each row's last token's are computed."""
+    def _submit(self, rows: list[tuple[Job, list[int], int]], logits: bool,
+                every: bool = False) -> dict[int, int]:
+        """One llama_decode; with `logits`, each row's last token's are computed (with
+        `every`, of one row, each of its tokens', by their place in it)."""
         lib = self.lib
         n = sum(len(toks) for _, toks, _ in rows)
         batch = lib.llama_batch_init(n, 0, 1)
@@ -481,9 +513,11 @@ class Decoder:
                     batch.pos[k] = pos + t
                     batch.n_seq_id[k] = 1
                     batch.seq_id[k][0] = job.seq
-                    batch.logits[k] = logits and t == len(toks) - 1
+                    batch.logits[k] = logits and (every or t == len(toks) - 1)
                     k += 1
                 index[job.seq] = k - 1
+            if every:
+                index = {t: t for t in range(n)}
             batch.n_tokens = n
             rc = lib.llama_decode(self.ctx, batch)
             if rc != 0:

@@ -269,6 +269,18 @@ class LlamaChatModel:
         self._run(self._decoder, [request], [job], attempt)
         return job.reply()
 
+    def reread(self, messages: list[Message], text: str) -> list[float]:
+        """The log-probability the model gives each token of `text` as its reply to
+        `messages` (`written.REREAD`: how a written line reads to the writer)."""
+        tokens, _stop = self._tokens(messages)
+        ids = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if not ids or len(tokens) + len(ids) > self.n_ctx:
+            return []
+        # on the batch context: a line streamed is read again while the model's own
+        # context is still writing the next
+        with self._batch_decoder() as decoder:
+            return decoder.log_probs(tokens, ids)
+
     def complete_many(self, requests: list[Request], *, attempt: int = 0) -> list[str]:
         jobs = []
         for r in requests:

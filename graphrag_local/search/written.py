@@ -46,7 +46,10 @@ reply, `models/decode.annotated`): kept by the grammar or the copy guard from wh
 meant to write, the 1.5B wrote on regardless ("... growing strong and his hearty"); or
 one such token where it went back in its sentence for a word (`garbles.jumps_back`: "...
 to tarry for just now desired" of "... as to the end just now desired, until besought by
-Scrooge to tarry for a moment").
+Scrooge to tarry for a moment"); and one that reads as garbled to the writer itself, read
+again beside the sentence it cites first (`REREAD_TOKENS` tokens it then gives under 1%,
+counted once as the reply is written and kept with it: "The Spirits of all Three shall
+strive to within me.", written with no unlikely token).
 
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
@@ -55,6 +58,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -140,6 +144,29 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 # cold ones with 1, 10 garbled and 13 whole: one is not enough
 UNLIKELY_TOKENS = 2
 _UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
+# and a line is read again by the writer beside the sentence it cites first, asked only to
+# say what that sentence tells (`REREAD_PROMPT`), and dropped where `REREAD_TOKENS` of its
+# tokens (but its first) are ones it then gives under `REREAD_P`: a garble reads as one
+# ("The Spirits of all Three shall strive to within me.", "Mrs. Cratchit kissed him, his
+# daughters kissed her.", written with no mark). On the 39 lines kept by the other rules
+# in answers written cold (the podcast's questions 11-20, three more on Carol, two on the
+# 18 stories: `docs/eval_runs/writer_cold_kept.jsonl`, read), it drops 13, 10 of them
+# garbled; of the 53 labelled supported (`writer_bound_labels.jsonl`), 15, of which about
+# half read garbled ("gently and gently the Fomorian women bowed their heads") and half
+# whole ("The Ghost of Christmas Present blessed his house."). Read, what it drops
+# (`docs/eval_runs/writer_reread_drops.jsonl`): in the stored answers written again, 34
+# lines, 30 garbled or false; in answers written cold for it and not used to choose it, 20,
+# 15 ("Personal information managers are a way to managers personal information.") and 5
+# whole. On the labelled lines, with the other rules: precision 0.88 to 0.93, recall 0.83
+# to 0.70 (`scripts/eval_support.py ... --reread`). The count is kept with the
+# reply (" ≈2" at the end of its line), so a cached answer is checked without the writer;
+# a server writer cannot be asked (no token probabilities), and Chinese and Japanese lines
+# are not (not measured)
+REREAD_PROMPT = "Say what this sentence tells, shorter and in your own words:\n{source}"
+REREAD_P = 0.01
+REREAD_TOKENS = 2
+REREAD_MARK = " ≈"
+_REREAD = re.compile(re.escape(REREAD_MARK) + r"(\d+)$")
 _LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
 _CITE = re.compile(r"\[(\d+)\]")
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
@@ -216,8 +243,13 @@ class _Checker:
     def __init__(self, evidence: list[Evidence], group_titles: list[str], question: str,
                  on_text: OnText | None, name_words: frozenset[str] = frozenset(),
                  bound: bool = False, group_names: list[tuple[str, ...] | None] = (),
-                 named_in: Callable[[str], list[str]] | None = None):
+                 named_in: Callable[[str], list[str]] | None = None,
+                 reread: Callable[[str, str], int] | None = None):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
+        # a line's tokens the writer gives under `REREAD_P` read again beside its source,
+        # for a line that does not carry the count (one streamed as it is written: set by
+        # `_streamed` while the writer writes)
+        self.reread = reread
         self.name_words = name_words  # lower-cased words of the index's entity names
         self.on_text = on_text
         self.written = Written()
@@ -242,6 +274,9 @@ class _Checker:
 
     def line(self, line: str) -> None:
         line = line.rstrip()
+        again = _REREAD.search(line)
+        if again:
+            line = line[:again.start()]
         marks = _UNLIKELY.search(line)
         offsets = [int(x) for x in marks.group(1).split(",")] if marks else []
         if marks:
@@ -270,6 +305,12 @@ class _Checker:
         if ok and len(at) >= UNLIKELY_TOKENS and not CJK.search(text):
             ok, reason = False, (f"{len(at)} of its words were unlikely to the writer itself "
                                  "(kept from what it meant to write)")
+        if ok and cites and not CJK.search(text) and (again or self.reread is not None):
+            low = int(again.group(1)) if again else self.reread(
+                text, self.evidence[cites[0] - 1].text)
+            if low >= REREAD_TOKENS:
+                ok, reason = False, (f"reads as garbled to the writer itself ({low} of its "
+                                     "words unlikely beside what it cites)")
         if ok and self.bound and at and cites:
             source = self.evidence[cites[0] - 1].text
             if back := garbles.jumps_back(text, source, at):
@@ -557,19 +598,58 @@ def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
                     TOPIC_TOKENS, bound, languages)
 
 
+def unlikely_again(model: ChatModel, text: str, source: str) -> int:
+    """How many tokens of a written line (but its first) the writer gives under
+    `REREAD_P` when it reads the line again as what it would say of `source`."""
+    reread = getattr(model, "reread", None)  # (a server's model cannot say: none)
+    if not callable(reread):
+        return 0
+    log_p = reread([{"role": "user", "content": REREAD_PROMPT.format(source=source)}], text)
+    return sum(lp < math.log(REREAD_P) for lp in log_p[1:])
+
+
+def decoded(model: ChatModel, requests: list[Request], sources: list[list[str]]) -> list[str]:
+    """The writer's replies to `requests`, decoded together, each line read again beside
+    its source (`reread_reply`; `sources`: each request's evidence, numbered from 1): what
+    `written_cache` keeps."""
+    return [reread_reply(model, text, given)
+            for text, given in zip(model.complete_many(requests), sources)]
+
+
+def reread_reply(model: ChatModel, reply: str, sources: list[str]) -> str:
+    """`reply` with each written line's count of tokens the writer gives under `REREAD_P`
+    read again beside the source it cites first (`REREAD_MARK`), where the writer can
+    say (`reread`) and the line is not Chinese or Japanese."""
+    if not callable(getattr(model, "reread", None)):
+        return reply
+    out = []
+    for raw in reply.split("\n"):
+        line = raw.rstrip()
+        marks = _UNLIKELY.search(line)
+        body = line[:marks.start()] if marks else line
+        m = _LINE.match(body.strip())
+        cites = [int(x) for x in _CITE.findall(m.group("cites"))] if m else []
+        if m and cites and 1 <= cites[0] <= len(sources) and not CJK.search(body):
+            low = unlikely_again(model, squash(m.group("text")), sources[cites[0] - 1])
+            raw = line + f"{REREAD_MARK}{low}"
+        out.append(raw)
+    return "\n".join(out)
+
+
 def renumbered(reply: str, numbers: list[int]) -> str:
     """A topic's reply with its citations [1].. turned into the answer's `numbers`."""
     def one(m: re.Match) -> str:
         k = int(m.group(1))
         return f"[{numbers[k - 1]}]" if 1 <= k <= len(numbers) else m.group(0)
 
-    cites = r"\[(\d+)\](?=(?: ?\[\d+\])*(?:" + re.escape(UNLIKELY_MARK) + r"[\d,]+)?\s*$)"
+    cites = (r"\[(\d+)\](?=(?: ?\[\d+\])*(?:" + re.escape(UNLIKELY_MARK) + r"[\d,]+)?(?:"
+             + re.escape(REREAD_MARK) + r"\d+)?\s*$)")
     return "\n".join(re.sub(cites, one, line) for line in reply.split("\n"))
 
 
-CACHE_VERSION = 6  # raised when what decodes a request changes (`models/decode.py`,
+CACHE_VERSION = 7  # raised when what decodes a request changes (`models/decode.py`,
 # `models/copying.py`: 5, a name that would finish a run is not begun; 3 and 4 were guards
-# not kept; 6, a reply marks its unlikely tokens)
+# not kept; 6, a reply marks its unlikely tokens; 7, and its lines read again: `REREAD_MARK`)
 
 
 class ReplyCache(Protocol):
@@ -605,7 +685,8 @@ def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None
     todo = [i for i, r in enumerate(replies) if r is None]
     checker.cached = len(requests) - len(todo)
     if todo:
-        for i, text in zip(todo, model.complete_many([requests[i] for i in todo])):
+        for i, text in zip(todo, decoded(model, [requests[i] for i in todo],
+                                         [sources[i] for i in todo])):
             replies[i] = text
         if cache is not None:
             cache.put({keys[i]: replies[i] for i in todo}, {keys[i]: sources[i] for i in todo})
@@ -620,12 +701,14 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
     if text is not None:
         checker.cached = 1
         checker(text)
-    else:
+    else:  # each line read again as it comes (a cached one carries its count)
+        checker.reread = lambda line, source: unlikely_again(model, line, source)
         text = model.complete(request.messages, grammar=request.grammar,
                               max_tokens=request.max_tokens, purpose=request.purpose,
                               on_text=checker, avoid=request.avoid)
-        if cache is not None:
-            cache.put({key: text}, {key: sources})
+        checker.reread = None
+        if cache is not None:  # (the checker read its lines again as they came)
+            cache.put({key: reread_reply(model, text, sources)}, {key: sources})
     if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
         checker.line(checker.buffer)
     checker.buffer = ""
