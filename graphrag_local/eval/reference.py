@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from ..errors import InputError
@@ -117,15 +118,8 @@ _WORDS = re.compile(r"\w+")
 
 def _longest_run(line: list[str], text: list[str]) -> int:
     """The most words of `line` in a row that `text` says in a row."""
-    best, prev = 0, [0] * (len(text) + 1)
-    for a in line:
-        cur = [0] * (len(text) + 1)
-        for j, b in enumerate(text, 1):
-            if a == b:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
+    match = SequenceMatcher(None, line, text, autojunk=False)
+    return match.find_longest_match(0, len(line), 0, len(text)).size
 
 
 def lines(answer: str, chunk_text: dict[str, str]) -> dict:

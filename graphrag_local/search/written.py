@@ -616,12 +616,15 @@ def decoded(model: ChatModel, requests: list[Request], sources: list[list[str]])
             for text, given in zip(model.complete_many(requests), sources)]
 
 
-def reread_reply(model: ChatModel, reply: str, sources: list[str]) -> str:
+def reread_reply(model: ChatModel, reply: str, sources: list[str],
+                 count: Callable[[str, str], int] | None = None) -> str:
     """`reply` with each written line's count of tokens the writer gives under `REREAD_P`
     read again beside the source it cites first (`REREAD_MARK`), where the writer can
-    say (`reread`) and the line is not Chinese or Japanese."""
+    say (`reread`) and the line is not Chinese or Japanese. `count`: what counts them
+    (`unlikely_again`, or one that remembers the lines a streamed reply's checker read)."""
     if not callable(getattr(model, "reread", None)):
         return reply
+    count = count or (lambda line, source: unlikely_again(model, line, source))
     out = []
     for raw in reply.split("\n"):
         line = raw.rstrip()
@@ -630,7 +633,7 @@ def reread_reply(model: ChatModel, reply: str, sources: list[str]) -> str:
         m = _LINE.match(body.strip())
         cites = [int(x) for x in _CITE.findall(m.group("cites"))] if m else []
         if m and cites and 1 <= cites[0] <= len(sources) and not CJK.search(body):
-            low = unlikely_again(model, squash(m.group("text")), sources[cites[0] - 1])
+            low = count(squash(m.group("text")), sources[cites[0] - 1])
             raw = line + f"{REREAD_MARK}{low}"
         out.append(raw)
     return "\n".join(out)
@@ -701,14 +704,21 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
     if text is not None:
         checker.cached = 1
         checker(text)
-    else:  # each line read again as it comes (a cached one carries its count)
-        checker.reread = lambda line, source: unlikely_again(model, line, source)
+    else:  # each line read again as it comes (a cached one carries its count), once
+        counted: dict[tuple[str, str], int] = {}
+
+        def count(line: str, source: str) -> int:
+            if (line, source) not in counted:
+                counted[line, source] = unlikely_again(model, line, source)
+            return counted[line, source]
+
+        checker.reread = count
         text = model.complete(request.messages, grammar=request.grammar,
                               max_tokens=request.max_tokens, purpose=request.purpose,
                               on_text=checker, avoid=request.avoid)
         checker.reread = None
-        if cache is not None:  # (the checker read its lines again as they came)
-            cache.put({key: reread_reply(model, text, sources)}, {key: sources})
+        if cache is not None:
+            cache.put({key: reread_reply(model, text, sources, count)}, {key: sources})
     if checker.buffer.strip():  # a last line cut by max_tokens: checked like the others
         checker.line(checker.buffer)
     checker.buffer = ""
