@@ -198,3 +198,24 @@ def test_japanese_given_names_join_the_full_name_and_a_shared_surname_does_not()
     assert r.rename["阿部"] == "阿部"
     assert r.rename["阿部一族"] == "阿部一族"
     assert r.aliases["竹内数馬"] == {"数馬": 5}
+
+
+def test_a_name_left_without_its_head_word_is_no_name():
+    """Of Carol's "First of Exchange" (a bill) extraction kept "of Exchange", an entity (a
+    place) of its own. A lower-case "de" or "van" begins names: they stay names."""
+    stats = word_stats(["Three days after sight of this First of Exchange pay him. "
+                        "It was the first time. He met van Gogh and de Gaulle."])
+    assert clean_name("of Exchange", stats) is None
+    assert clean_name("First of Exchange", stats) == "First of Exchange"
+    assert clean_name("van Gogh", stats) and clean_name("de Gaulle", stats)
+
+
+def test_a_word_mostly_typed_otherwise_is_no_persons_given_name():
+    """Carol's "Christmas" (42 of 46 mentions an event, 4 a person) went into "Christmas
+    Eves" (one mention, typed a person), the one person's full name it begins; a name typed
+    a person in most of its mentions still goes to its full name."""
+    r = resolved([rec("Christmas", "EVENT", n=42), rec("Christmas", n=4),
+                  rec("Christmas Eves"), rec("Bob Cratchit"), rec("Bob", n=3),
+                  rec("Bob", "EVENT")])
+    assert r.rename["christmas"] == "Christmas"
+    assert r.rename["bob"] == "Bob Cratchit"
