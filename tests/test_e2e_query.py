@@ -75,14 +75,22 @@ def test_each_method_answers_with_sentences_of_the_documents_and_their_sources(a
 
 def test_global_search_lists_the_themes_of_the_whole_corpus(answers, e2e):
     """"Main themes" is about the collection: one heading per community (its report's
-    title), sentences from every document under them, chosen without the model (its
-    relevance judgements measure at chance)."""
+    title, or the title of a document that says what it is: "The Lantern Festival", not
+    "Lantern Festival, Lena Castell and Owen Pike"), sentences from every document under
+    them, chosen without the model (its relevance judgements measure at chance)."""
     result, _ = answers["global"]
     reports = [c for c in result.citations if c.kind == "report"]
     heads = [line for line in result.answer.splitlines() if line.startswith("**")]
     assert len(heads) == len(reports) >= 2
+    titles = {d["title"] for d in e2e["tables"]["documents"]}
+    titled = 0
     for head, report in zip(heads, reports):
-        assert head.startswith(f"**{report.title.split(' (+')[0]}**") and head.endswith(f"[{report.ref}]")
+        name = head.removeprefix("**").split("**")[0]
+        assert head.endswith(f"[{report.ref}]")
+        if name != report.title.split(" (+")[0]:
+            assert any(name.startswith(t) for t in titles), name
+            titled += 1
+    assert 2 * titled >= len(heads)  # the sample's documents are titled by their topics
     chunk_docs = {c["id"]: c["document_id"] for c in e2e["tables"]["chunks"]}
     cited = {chunk_docs[c.id] for c in result.citations if c.kind == "chunk"}
     sample_docs = {d["id"] for d in e2e["tables"]["documents"] if d["path"].startswith("0")}

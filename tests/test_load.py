@@ -79,3 +79,18 @@ def test_page_furniture_leaves_plain_text_but_not_csv_rows(tmp_path):
     assert docs[1].path == "log.txt" and "Harbour Log" not in text and "\n1\n" not in text
     assert text.startswith("The first ship came in and it\nunloaded grain.\nThe second ship")
     assert rows_text.count("Harbour Log") == 4  # CSV rows are records, not pages
+
+
+def test_a_text_documents_first_line_is_its_title_when_it_reads_as_one(tmp_path):
+    """A title line over a blank line (Project Gutenberg's "THE LITTLE JACKALS AND THE LION",
+    in capitals, shown in title case); not a first line that is a sentence, one with no
+    blank line after it, nor a CSV's first record."""
+    (tmp_path / "a.txt").write_text("THE LITTLE JACKALS AND THE LION\n\n\nOnce upon a time.")
+    (tmp_path / "b.txt").write_text("The Millbrook Flood\n\nThe river rose.")
+    (tmp_path / "c.txt").write_text("The river rose in the night.\n\nIt fell.")
+    (tmp_path / "d.txt").write_text("KEVIN SCOTT: Hi everyone\nWelcome to the show.")
+    (tmp_path / "e.txt").write_text("CHAPTER IV\n\nIt rained.")
+    (tmp_path / "f.csv").write_text("text\nMeeting notes\nThe board met.\n")
+    docs, _ = load_documents(tmp_path, EXTS, "text")
+    assert [d.title for d in docs] == [
+        "The Little Jackals and the Lion", "The Millbrook Flood", "c", "d", "Chapter IV", "f"]

@@ -35,6 +35,7 @@ from ..settings import QuerySettings
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
+from .titles import read_titles, topic_title
 
 LEAD_MARK = "(model's own words, not from the documents)"
 NOTHING = "no sentence of the documents was chosen."
@@ -338,15 +339,20 @@ def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str
 
 def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selection,
            level: int | None = None) -> SearchResult:
-    """An answer by theme: each group's heading (with its report's ref), its sentences."""
+    """An answer by theme: each group's heading (with its report's ref), its sentences. A
+    community is headed by a document's title where one says what it is (`titles.py`),
+    else by its report's title."""
     blocks: list[tuple[str, str, list[Quote]]] = []
     members: list[frozenset[str] | None] = []
     quotes: list[Quote] = []
     cites: list[Citation] = []
+    read = read_titles(a.data.documents.values())
+    taken: set[str] = set()
     for t in selection.themes:
         ref = t.group.citation.ref if t.group.citation is not None else ""
         mine = [row_quote(sentences, a.data, r, t.relevance) for r in t.rows]
-        blocks.append((heading(t.group.title), ref, mine))
+        titled = topic_title(t.group, sentences, read, taken) if t.group.members else None
+        blocks.append((titled or heading(t.group.title), ref, mine))
         members.append(t.group.members)
         quotes += mine
         if t.group.citation is not None:
@@ -404,11 +410,12 @@ def threads(group: Group, sentences: SentenceIndex, max_members: int) -> list[Gr
 
 
 def document_groups(data: IndexData, sentences: SentenceIndex) -> list[Group]:
-    """Documents as theme candidates (ts: the paper's map-reduce over the source texts)."""
+    """Documents as theme candidates (ts: the paper's map-reduce over the source texts),
+    each headed by its title (its file's name where it has none)."""
     out = []
     for doc in sorted(data.documents.values(), key=lambda d: d.path):
         rows = sentences.rows_of_document(doc.id)
-        out.append(Group(doc.id, doc.path, None, rows, float(np.log1p(len(rows)))))
+        out.append(Group(doc.id, doc.title or doc.path, None, rows, float(np.log1p(len(rows)))))
     return out
 
 

@@ -146,8 +146,8 @@ def read_document(path: Path, rel: str, csv_text_column: str) -> tuple[Document,
     if not text.strip():
         raise InputError("empty")
     sections = markdown_sections(text) if kind == "markdown" else ()
-    return Document(content_id(text), rel, _title(path, text), text, encoding, kind,
-                    sections), removed
+    title = _title(path, text) if kind != "csv" else path.stem  # a CSV's first row is a record
+    return Document(content_id(text), rel, title, text, encoding, kind, sections), removed
 
 
 def _without_furniture(pages: list[str]) -> str:
@@ -238,8 +238,49 @@ def _csv_text(text: str, column: str) -> str:
     return "\n\n".join(row[column].strip() for row in reader if (row.get(column) or "").strip())
 
 
+TITLE_WORDS = 12  # a first line of at most this many words can be a document's title
+_NOT_A_TITLE_END = re.compile(r"[.!?,;:…]['\"’”»)\]]*$")
+_ROMAN = re.compile(r"^[IVXLCDM]+\.?$")
+
+
 def _title(path: Path, text: str) -> str:
-    for line in text.splitlines()[:5]:
+    """A text document's title: its first Markdown heading ("# The Lantern Festival") in
+    its first five lines, else its first line when that line reads as a title (at most
+    `TITLE_WORDS` words, not ending as a sentence or a clause does, a blank line after
+    it: "The Millbrook Flood", Project Gutenberg's "THE LITTLE JACKALS AND THE LION", shown
+    as "The Little Jackals and the Lion"), else the file's name without its extension."""
+    lines = text.splitlines()
+    for line in lines[:5]:
         if line.startswith("#"):
             return line.lstrip("#").strip() or path.stem
-    return path.stem
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return path.stem
+    line = " ".join(lines[first].split())
+    after = lines[first + 1].strip() if first + 1 < len(lines) else ""
+    if (after or not any(c.isalpha() for c in line) or not line[0].isalnum()
+            or len(line.split()) > TITLE_WORDS or _NOT_A_TITLE_END.search(line)):
+        return path.stem
+    return _recased(line)
+
+
+def _recased(title: str) -> str:
+    """A title written in capitals, in title case ("STAVE ONE" -> "Stave One"; "THE STORY
+    OF EPAMINONDAS AND HIS AUNTIE" -> "The Story of Epaminondas and His Auntie"; Roman
+    numerals stay: "CHAPTER IV"). Any other title as written."""
+    if any(c.islower() for c in title) or sum(c.isupper() for c in title) < 2:
+        return title
+    words = []
+    for i, word in enumerate(title.split()):
+        if _ROMAN.match(word) and (i or len(title.split()) == 1):
+            words.append(word)
+        elif i and word.lower() in SMALL_TITLE_WORDS:
+            words.append(word.lower())
+        else:  # each part of a hyphenated word: "HALF-CHICK" -> "Half-Chick"
+            words.append("-".join(w[:1] + w[1:].lower() for w in word.split("-")))
+    return " ".join(words)
+
+
+# English words a title in title case writes in lower case (not its first word)
+SMALL_TITLE_WORDS = frozenset(
+    "a an the and or but nor of in on at to for from by with as".split())
