@@ -219,3 +219,16 @@ def test_a_word_mostly_typed_otherwise_is_no_persons_given_name():
                   rec("Bob", "EVENT")])
     assert r.rename["christmas"] == "Christmas"
     assert r.rename["bob"] == "Bob Cratchit"
+
+
+def test_a_drawn_out_name_is_the_name_and_a_pronoun_run_into_a_verb_is_none():
+    """Carol's "Scro-o-o-o-oge" (Fred's guessing game) was an entity of its own, in the
+    heading "Fred and Scro-o-o-o-oge"; "He'd", once at the head of a line of verse, was one
+    of a story's three key entities ("Fox, He'd and Red Hen")."""
+    r = resolved([rec("Ebenezer Scrooge"), rec("Scrooge", n=5), rec("Scro-o-o-o-oge")])
+    assert r.rename["scro o o o oge"] == "Ebenezer Scrooge"
+    assert r.aliases["Ebenezer Scrooge"]["Scro-o-o-o-oge"] == 1
+    stats = word_stats(["He'd have the little Rid Hin. She'll go. Anna Aardvark came."])
+    assert clean_name("He'd", stats) is None and clean_name("She'll", stats) is None
+    r = resolved([rec("Anna Aardvark"), rec("Aardvark")])
+    assert r.rename["anna aardvark"] == "Anna Aardvark"

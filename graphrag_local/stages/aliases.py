@@ -91,6 +91,13 @@ HEADLESS = frozenset({"of"})
 # made in Carol, the 12 and 18 stories, the podcast, German, French, Spanish and Russian
 # indexes, every other one was typed a person in 86-100% of its mentions
 PERSON_SHARE = 0.5
+# a pronoun run into a verb is no name: "He'd" (once, at the head of a line of verse in
+# one of the 18 stories, so never seen in lower case) was an entity of the Red Hen's story
+_CONTRACTION = re.compile(
+    r"^(i|you|he|she|it|we|they|that|there|here|who|what|where|let)['’](d|ll|s|ve|re|m)$")
+# a name drawn out ("Scro-o-o-o-oge", Fred's party game in Carol) is the name: its
+# letters without the hyphens, a letter drawn over three or more parts written twice
+_DRAWN_OUT = re.compile(r"(\w)(?: \1){2,}")  # on a normalised name: its hyphens are spaces
 VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
 # English words that open a sentence and never a name. Most are written in lower case
 # elsewhere in any corpus, which `clean_name` sees; the rare ones ("Whereat Scrooge
@@ -197,7 +204,7 @@ def clean_name(name: str, stats: WordStats) -> str | None:
         return None  # "尼姑": after "一个", "这", "小" in the corpus, a common noun
     if len(words) == 1:
         key = _key(words[0])
-        if key in PRONOUNS or key in NOT_NAMES_ALONE or (
+        if key in PRONOUNS or key in NOT_NAMES_ALONE or _CONTRACTION.match(key) or (
                 stats.lower[key] >= 2 and stats.lower[key] >= stats.upper_mid[key]):
             return None
         if "de" in stats.languages and (key in HONORIFICS or is_common_noun(key)):
@@ -226,11 +233,12 @@ class Name:
 
 
 def core(key: str, ja_surnames: frozenset = frozenset()) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(title words, the rest) of a normalised name. Japanese writes a name with no space
+    """(title words, the rest) of a normalised name, drawn in ("Scro-o-o-o-oge" is
+    "scrooge": `_drawn_in`). Japanese writes a name with no space
     and the surname first: a name the dictionary reads as surname + given name, with a
     surname of `ja_surnames`, is the two words in the order the rules below read ("数馬",
     "竹内"), so that its last word is the surname."""
-    words = key.split()
+    words = _drawn_in(key).split()
     if ja_surnames and len(words) == 1 and HAN.search(key):
         parts = ja_person_words(key)
         if parts and parts[0] in ja_surnames:
@@ -241,6 +249,14 @@ def core(key: str, ja_surnames: frozenset = frozenset()) -> tuple[frozenset[str]
     while len(words) > 1 and words[0] in HONORIFICS:
         titles.append(words.pop(0))
     return frozenset(titles), tuple(words)
+
+
+def _drawn_in(key: str) -> str:
+    """A normalised name as it is spelled when not drawn out ("scro o o o oge" ->
+    "scrooge"); any other name as it is."""
+    if not _DRAWN_OUT.search(key):
+        return key
+    return _DRAWN_OUT.sub(lambda m: m.group(1) * 2, key)
 
 
 def _female(titles: frozenset[str]) -> bool:
