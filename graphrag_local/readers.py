@@ -178,8 +178,20 @@ def _pdf_pages(data: bytes) -> tuple[list[str], str]:
         title = reader.metadata.title if reader.metadata else None
     except Exception:  # a broken info dictionary: the title is optional
         title = None
-    title = _one_line(title) if isinstance(title, str) else ""
-    return pages, "" if title.lower() in PLACEHOLDER_TITLES else title
+    return pages, _metadata_title(title if isinstance(title, str) else "")
+
+
+# what a PDF printer writes into the title it was given: "Microsoft Word - Budget 2023.docx"
+_PRINTED_FROM = re.compile(r"^Microsoft (?:Word|Excel|PowerPoint) - ", re.IGNORECASE)
+_FILE_NAME = re.compile(r"\.(?:docx?|xlsx?|pptx?|odt|rtf|txt|pdf)$", re.IGNORECASE)
+
+
+def _metadata_title(title: str) -> str:
+    """A PDF's title as it names the document: no placeholder ("Untitled"), no printer's
+    frame around the file name it printed ("Microsoft Word - Budget 2023.docx" ->
+    "Budget 2023")."""
+    title = _FILE_NAME.sub("", _PRINTED_FROM.sub("", _one_line(title))).strip()
+    return "" if title.lower() in PLACEHOLDER_TITLES else title
 
 
 def _first_line(exc: Exception) -> str:

@@ -120,6 +120,15 @@ def test_pdf_running_head_and_page_numbers_are_not_text(tmp_path, footer):
     assert pages["Millbrook"] == "p. 1" and pages["Oakridge"] == "pp. 1-2"
 
 
+@pytest.mark.parametrize("title, shown", [
+    ("Microsoft Word - Budget 2023.docx", "Budget 2023"), ("Untitled", ""),
+    ("Harbour report.pdf", "Harbour report"), ("Port Aldren", "Port Aldren")])
+def test_a_pdfs_title_is_what_names_the_document(tmp_path, title, shown):
+    """Global answers can be headed by a document's title (`search/titles.py`): a PDF
+    printer's frame around the file it printed is not part of it."""
+    assert read_file(make_pdf(tmp_path / "doc.pdf", PAGES, title=title)).title == shown
+
+
 def test_pdf_pages_without_text_are_skipped(tmp_path):
     result = read_file(make_pdf(tmp_path / "doc.PDF", [PAGES[0], [], PAGES[2]]))
     assert [s.label for s in result.sections] == ["p. 1", "p. 3"]
