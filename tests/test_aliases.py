@@ -232,3 +232,22 @@ def test_a_drawn_out_name_is_the_name_and_a_pronoun_run_into_a_verb_is_none():
     assert clean_name("He'd", stats) is None and clean_name("She'll", stats) is None
     r = resolved([rec("Anna Aardvark"), rec("Aardvark")])
     assert r.rename["anna aardvark"] == "Anna Aardvark"
+
+
+def test_a_transcripts_speaker_is_a_person_however_extraction_typed_the_name():
+    """The fast method types names by their head word: the podcasts' "Kevin Scott" and
+    "Kevin" were both UNKNOWN, so "Kevin" was no one's given name, and headings read "Kevin,
+    Bill and CEO". "KEVIN SCOTT:" opening his lines says he is a person."""
+    text = ("KEVIN SCOTT: Hi everyone, I'm Kevin Scott.\n../REID HOFFMAN: Thanks, Kevin.\n"
+            "KEVIN SCOTT: Reid founded LinkedIn with friends; Microsoft bought LinkedIn.\n")
+    stats = word_stats([text])
+    assert stats.speakers == {"kevin scott", "reid hoffman"}
+    records = [rec("Kevin Scott", "UNKNOWN"), rec("Kevin", "UNKNOWN", n=3),
+               rec("Reid", "UNKNOWN"), rec("Microsoft", "UNKNOWN"),
+               rec("Microsoft Research", "UNKNOWN")]
+    r = resolve_records(records, {"c1": "d1"}, stats)
+    assert r.rename["kevin"] == "Kevin Scott"
+    assert r.rename["reid"] == "Reid"  # "Reid Hoffman" speaks, but extraction never named him
+    assert r.rename["microsoft"] == "Microsoft"  # no one speaks as "Microsoft Research"
+    r = resolve_records(records, {"c1": "d1"}, word_stats(["Kevin Scott said hi. Kevin left."]))
+    assert r.rename["kevin"] == "Kevin"  # no speaker, no type: no one's given name

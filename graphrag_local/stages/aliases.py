@@ -26,7 +26,9 @@ Aliases. A name's *core* is its words without leading titles and honorifics ("Mr
 a full name. A one-word core goes to the person's full name (no "of", "the", ...; a
 first word that is no common word, unlike "Evil Spirit") whose surname or given name it
 is, when at least half of its mentions were typed as a person (`PERSON_SHARE`: not
-"Christmas", an event) and exactly one full name fits:
+"Christmas", an event; or as the full name was, where a transcript's speaker names it:
+"KEVIN SCOTT:" makes "Kevin Scott" a person's name however it was typed) and exactly one
+full name fits:
 - within a document, among the full names of that document;
 - across documents (a stricter bar), surnames only, and only when exactly one full name
   of the whole corpus fits;
@@ -98,6 +100,11 @@ _CONTRACTION = re.compile(
 # a name drawn out ("Scro-o-o-o-oge", Fred's party game in Carol) is the name: its
 # letters without the hyphens, a letter drawn over three or more parts written twice
 _DRAWN_OUT = re.compile(r"(\w)(?: \1){2,}")  # on a normalised name: its hyphens are spaces
+# a transcript's line that begins with a name in capitals and a colon ("KEVIN SCOTT: Hi
+# everyone", "../ANDREW NG: With the rise of ...") is that person speaking: the name is a
+# person's, however extraction typed it (the fast method types by head word, so the
+# podcasts' names were all UNKNOWN and "Kevin", "Reid", "Christina" no one's given name)
+_SPEAKER = re.compile(r"^\W{0,4}([A-Z][A-Z'’.-]*(?: [A-Z][A-Z'’.-]*){1,3}):", re.MULTILINE)
 VOCATIVES = frozenset({"O"})  # "O Jacob Marley!": written as is, never a name's first word
 # English words that open a sentence and never a name. Most are written in lower case
 # elsewhere in any corpus, which `clean_name` sees; the rare ones ("Whereat Scrooge
@@ -120,6 +127,7 @@ class WordStats:
     lower_lemmas: Counter = field(default_factory=Counter)  # Russian: lemmas written lower
     chinese: str = ""  # the Chinese texts joined, for the classifier rule (`language/names.py`)
     ja_surnames: frozenset = frozenset()  # Japanese: words read as a surname in most contexts
+    speakers: frozenset = frozenset()  # names a transcript's lines begin with ("KEVIN SCOTT:")
 
 
 def word_stats(texts) -> WordStats:
@@ -128,6 +136,7 @@ def word_stats(texts) -> WordStats:
     stats = WordStats()
     chinese: list[str] = []
     japanese: list[str] = []
+    texts = list(texts)
     for text in texts:
         language = detect_language(text)
         stats.languages.add(language)
@@ -155,6 +164,8 @@ def word_stats(texts) -> WordStats:
             last = m.end()
     stats.chinese = "\n".join(chinese)
     stats.ja_surnames = surnames(japanese)
+    stats.speakers = frozenset(normalise(m.group(1)) for text in texts
+                               for m in _SPEAKER.finditer(text))
     return stats
 
 
@@ -330,14 +341,19 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     def common(word: str) -> bool:  # "Evil" of "Evil Spirit" is no given name
         return stats.lower[word] > 0 and stats.lower[word] >= stats.upper_mid[word]
 
-    people = [f for f in full if names[f].type == "PERSON"
+    def person(f: str) -> bool:  # typed so, or a transcript's speaker whatever its type
+        return names[f].type == "PERSON" or f in stats.speakers
+
+    people = [f for f in full if person(f)
               and not set(cores[f][1]) & CONNECTORS and not common(cores[f][1][0])]
 
     def fits(k: str, f: str, surname_only: bool) -> bool:
         titles, (word,) = cores[k]
         ws = cores[f][1]
         hit = ws[-1] == word or (not surname_only and ws[0] == word)
-        if not hit or names[k].types[names[f].type] < PERSON_SHARE * names[k].mentions:
+        typed = names[k].types[names[f].type] + (
+            names[k].types["PERSON"] if names[f].type != "PERSON" else 0)
+        if not hit or typed < PERSON_SHARE * names[k].mentions:
             return False
         return not _female(titles) or titles <= cores[f][0]
 
