@@ -239,6 +239,7 @@ def _csv_text(text: str, column: str) -> str:
 
 
 TITLE_WORDS = 12  # a first line of at most this many words can be a document's title
+TITLE_CHARS = 120  # ... and of at most this many characters (not a run of one long word)
 _NOT_A_TITLE_END = re.compile(r"[.!?,;:…]['\"’”»)\]]*$")
 _ROMAN = re.compile(r"^[IVXLCDM]+\.?$")
 
@@ -247,8 +248,9 @@ def _title(path: Path, text: str) -> str:
     """A text document's title: its first Markdown heading ("# The Lantern Festival") in
     its first five lines, else its first line when that line reads as a title (at most
     `TITLE_WORDS` words, not ending as a sentence or a clause does, a blank line after
-    it: "The Millbrook Flood", Project Gutenberg's "THE LITTLE JACKALS AND THE LION", shown
-    as "The Little Jackals and the Lion"), else the file's name without its extension."""
+    it, at most `TITLE_CHARS` long: "The Millbrook Flood", Project Gutenberg's "THE
+    LITTLE JACKALS AND THE LION", shown as "The Little Jackals and the Lion"), else the
+    file's name without its extension."""
     lines = text.splitlines()
     for line in lines[:5]:
         if line.startswith("#"):
@@ -259,7 +261,8 @@ def _title(path: Path, text: str) -> str:
     line = " ".join(lines[first].split())
     after = lines[first + 1].strip() if first + 1 < len(lines) else ""
     if (after or not any(c.isalpha() for c in line) or not line[0].isalnum()
-            or len(line.split()) > TITLE_WORDS or _NOT_A_TITLE_END.search(line)):
+            or len(line.split()) > TITLE_WORDS or len(line) > TITLE_CHARS
+            or _NOT_A_TITLE_END.search(line)):
         return path.stem
     return _recased(line)
 
