@@ -434,3 +434,22 @@ def test_an_entity_alone_that_many_sentences_describe_gets_a_report(tmp_path):
     assert "Tom Thumb" in reported and len(reported) == 2 and summary["llm_calls"] == 0
     _summary, reported = titles(replace(base, reports=ReportSettings(alone_sentences=5)), "five")
     assert "Tom Thumb" not in reported and len(reported) == 1
+
+
+def test_drift_shows_two_reports_of_one_title_as_one_block():
+    """A community carried down a level unchanged is two reports of one title (Carol's
+    "Ebenezer Scrooge, Ghost and Spirit", R30 and R10): one heading, under the first ref."""
+    from types import SimpleNamespace
+
+    from graphrag_local.schema import Source
+    from graphrag_local.search.drift import report_blocks
+    from graphrag_local.search.extractive import Quote
+
+    quotes = [Quote(f"Sentence {i}.", Source("c", i, i + 1), ("S1",), 0.5) for i in range(4)]
+    scrooge = SimpleNamespace(ref="R30", title="Ebenezer Scrooge, Ghost and Spirit (+34 more)")
+    again = SimpleNamespace(ref="R10", title="Ebenezer Scrooge, Ghost and Spirit (+34 more)")
+    ghosts = SimpleNamespace(ref="R36", title="Ghost of Christmas Present and Ghost of Jacob Marley")
+    blocks = report_blocks(quotes, [scrooge, ghosts, again, scrooge])
+    assert [(h, ref, [q.text for q in qs]) for h, ref, qs in blocks] == [
+        ("Ebenezer Scrooge, Ghost and Spirit", "R30", ["Sentence 0.", "Sentence 2.", "Sentence 3."]),
+        ("Ghost of Christmas Present and Ghost of Jacob Marley", "R36", ["Sentence 1."])]

@@ -107,18 +107,28 @@ def drift_extractive(a: Answering, sentences: SentenceIndex, q: np.ndarray,
         quote = row_quote(sentences, a.data, row, near[row])
         if not any(near_duplicate(quote.text, c.text) for c in chosen):
             chosen.append(quote)
-    blocks: dict[str, tuple[str, str, list[Quote]]] = {}
-    for quote in chosen:
-        r = through[sentences.row_of[(quote.source.chunk_id, quote.source.start)]]
-        blocks.setdefault(r.ref, (heading(r.title), r.ref, []))[2].append(quote)
+    blocks = report_blocks(chosen, [through[sentences.row_of[(q.source.chunk_id, q.source.start)]]
+                                    for q in chosen])
+    shown = {ref for _h, ref, _q in blocks}
     cites = [a.data.report_citation(r, 1.0) for r in primer]
-    cites = [Citation(c.kind, c.ref, c.id, c.title, c.detail, c.score, c.ref in blocks) for c in cites]
+    cites = [Citation(c.kind, c.ref, c.id, c.title, c.detail, c.score, c.ref in shown) for c in cites]
     cites += [Citation("entity", f"E{i}", a.data.entities[f.entity].id, f.entity,
                        f"follow-up, depth {f.depth}") for i, f in enumerate(follow, 1)
               if f.entity in a.data.entities]
-    result = finish("drift", a, chosen, themes=list(blocks.values()), extra_citations=cites)
+    result = finish("drift", a, chosen, themes=blocks, extra_citations=cites)
     result.timings["follow_ups"] = len(follow)
     return result
+
+
+def report_blocks(quotes: list[Quote], reports: list[Report]) -> list[tuple[str, str, list[Quote]]]:
+    """The quotes under the headings of the reports they came through (`reports[i]` is
+    `quotes[i]`'s), in order of first appearance, as (heading, report ref, quotes): one block
+    a heading, under the first report's ref. A community carried down a level unchanged is
+    two reports of one title: Carol's "Ebenezer Scrooge, Ghost and Spirit" was two blocks."""
+    blocks: dict[str, tuple[str, str, list[Quote]]] = {}
+    for quote, r in zip(quotes, reports):
+        blocks.setdefault(heading(r.title), (heading(r.title), r.ref, []))[2].append(quote)
+    return list(blocks.values())
 
 
 # --- abstractive --------------------------------------------------------------------------
