@@ -92,8 +92,9 @@ def test_a_text_documents_first_line_is_its_title_when_it_reads_as_one(tmp_path)
     (tmp_path / "e.txt").write_text("CHAPTER IV\n\nIt rained.")
     (tmp_path / "g.txt").write_text("THE LITTLE HALF-CHICK\n\nOnce there was a hen.")
     (tmp_path / "h.txt").write_text("x" * 100_000 + "\n\nA line of one long word.")
+    (tmp_path / "i.txt").write_text("\n\nTHE CIVIL MIX OF BOOK XIV\n\nIt began.")
     (tmp_path / "f.csv").write_text("text\nMeeting notes\nThe board met.\n")
     docs, _ = load_documents(tmp_path, EXTS, "text")
     assert [d.title for d in docs] == [
         "The Little Jackals and the Lion", "The Millbrook Flood", "c", "d", "Chapter IV", "f",
-        "The Little Half-Chick", "h"]
+        "The Little Half-Chick", "h", "The Civil Mix of Book XIV"]  # words of Roman letters

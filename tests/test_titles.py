@@ -6,7 +6,7 @@ import pytest
 from test_themes import group, index
 
 from graphrag_local.schema import Document
-from graphrag_local.search.titles import read_titles, topic_title
+from graphrag_local.search.titles import Titles, _names, read_titles, topic_title
 
 pytestmark = pytest.mark.fast
 
@@ -20,8 +20,15 @@ SENTENCES = [
     ("d4", ("Mouse",), 4, "The Mouse ran home to the hedge at the end of the field."),
     ("d3", ("Mouse",), 4, "The Mouse hid in the grass while the Lion went by."),
 ]
-TITLES = {"d1": "The Lantern Festival", "d2": "The Halvard Company",
+TITLED = {"d1": "The Lantern Festival", "d2": "The Halvard Company",
           "d3": "The Little Jackals and the Lion", "d4": "Stave Two"}
+
+
+def titles(by_document: dict[str, str]) -> Titles:
+    return read_titles([Document(d, f"{d}.txt", t, "", "utf-8") for d, t in by_document.items()])
+
+
+TITLES = titles(TITLED)
 
 
 def test_a_member_that_is_a_documents_title_heads_its_theme_once():
@@ -43,14 +50,14 @@ def test_a_theme_mostly_of_one_document_is_headed_by_its_title_if_it_names_a_mem
     # half in one document, half in another: no one document's theme
     assert topic_title(group(s, "c5", ("Mouse",), 1.0), s, TITLES, set()) is None
     # the one titled document of a collection says nothing of a theme within it
-    only = {"d3": TITLES["d3"]}
+    only = titles({"d3": TITLED["d3"]})
     assert topic_title(group(s, "c3", ("Jackals", "Lion"), 1.0), s, only, set()) is None
 
 
 def test_a_title_made_from_a_file_name_is_no_title():
     docs = [Document("a", "stories/04_jackals.txt", "04_jackals", "", "utf-8"),
             Document("b", "b.md", "The Lantern Festival", "", "utf-8")]
-    assert read_titles(docs) == {"b": "The Lantern Festival"}
+    assert read_titles(docs).by_document == {"b": "The Lantern Festival"}
 
 
 def test_only_a_key_member_that_is_a_title_heads_its_theme():
@@ -69,3 +76,5 @@ def test_only_a_key_member_that_is_a_title_heads_its_theme():
     assert topic_title(titled, s, TITLES, set()) is None
     titled = replace(crowd, title="Ann, Halvard Company and Cy (+1 more)")
     assert topic_title(titled, s, TITLES, set()) == "The Halvard Company"
+    assert _names("Saltmarsh Arts Collective and Lena", "Lena")
+    assert not _names("Saltmarsh Arts Collective and Lena", "Art")  # a whole name

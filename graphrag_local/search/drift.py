@@ -107,8 +107,8 @@ def drift_extractive(a: Answering, sentences: SentenceIndex, q: np.ndarray,
         quote = row_quote(sentences, a.data, row, near[row])
         if not any(near_duplicate(quote.text, c.text) for c in chosen):
             chosen.append(quote)
-    blocks = report_blocks(chosen, [through[sentences.row_of[(q.source.chunk_id, q.source.start)]]
-                                    for q in chosen])
+    blocks = report_blocks(chosen, [through[sentences.row_of[(c.source.chunk_id, c.source.start)]]
+                                    for c in chosen])
     shown = {ref for _h, ref, _q in blocks}
     cites = [a.data.report_citation(r, 1.0) for r in primer]
     cites = [Citation(c.kind, c.ref, c.id, c.title, c.detail, c.score, c.ref in shown) for c in cites]

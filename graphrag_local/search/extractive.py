@@ -351,8 +351,8 @@ def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selec
     for t in selection.themes:
         ref = t.group.citation.ref if t.group.citation is not None else ""
         mine = [row_quote(sentences, a.data, r, t.relevance) for r in t.rows]
-        titled = topic_title(t.group, sentences, read, taken) if t.group.members else None
-        blocks.append((titled or heading(t.group.title), ref, mine))
+        blocks.append((topic_title(t.group, sentences, read, taken) or heading(t.group.title),
+                       ref, mine))
         members.append(t.group.members)
         quotes += mine
         if t.group.citation is not None:

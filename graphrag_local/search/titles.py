@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..stages.ground import normalise
@@ -47,11 +48,23 @@ _ARTICLES = frozenset("the a an le la les l un une der die das ein eine el los l
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def read_titles(documents) -> dict[str, str]:
-    """Document id -> its title, for documents whose title was read from them (not their
-    file name)."""
-    return {d.id: d.title for d in documents
-            if d.title and d.title != PurePosixPath(d.path).stem}
+@dataclass(frozen=True)
+class Titles:
+    """The titles read from the documents (not made from their file names), by document id
+    and by core (`_core`: "lantern festival" for "The Lantern Festival")."""
+
+    by_document: dict[str, str]
+    by_core: dict[str, str]
+
+
+def read_titles(documents) -> Titles:
+    by_document = {d.id: d.title for d in documents
+                   if d.title and d.title != PurePosixPath(d.path).stem}
+    by_core: dict[str, str] = {}
+    for _doc, title in sorted(by_document.items()):
+        if _core(title):
+            by_core.setdefault(_core(title), title)
+    return Titles(by_document, by_core)
 
 
 def _core(text: str) -> str:
@@ -73,30 +86,29 @@ def _joined(titles: list[str]) -> str:
     return " and ".join([titles[0]] + rest)
 
 
-def topic_title(group: Group, sentences: SentenceIndex, titles: dict[str, str],
+def _names(title: str, name: str) -> bool:
+    """Whether a report's title names `name` (a whole name: not "Art" in "Arts")."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", title) is not None
+
+
+def topic_title(group: Group, sentences: SentenceIndex, titles: Titles,
                 taken: set[str]) -> str | None:
     """The heading `group` gets from the documents' titles (see above), or None; a title in
     `taken` (already heading a theme of this answer) is not used again, and one used is
     added to it."""
     members = sorted(group.members or (), key=lambda m: (-sentences.degree.get(m, 0), m))
-    if not members or len(titles) < 2:  # one document's title says nothing of a theme
+    if not members or len(titles.by_document) < 2:  # one title says nothing of a theme
         return None
-    by_core: dict[str, str] = {}
-    for _doc, title in sorted(titles.items()):
-        if _core(title):
-            by_core.setdefault(_core(title), title)
-    key = [m for m in members if m in group.title] or members[:KEY_MEMBERS]
-    named = [by_core[_core(m)] for m in key if _core(m) in by_core]
+    key = [m for m in members if _names(group.title, m)] or members[:KEY_MEMBERS]
+    named = [titles.by_core[_core(m)] for m in key if _core(m) in titles.by_core]
     named = [t for t in dict.fromkeys(named) if t not in taken][:TITLES_JOINED]
     if not named:
         docs = Counter(sentences.document[r] for r in group.rows.tolist())
         doc, count = min(docs.items(), key=lambda kv: (-kv[1], kv[0]), default=("", 0))
-        title = titles.get(doc)
+        title = titles.by_document.get(doc)
         if (title is None or title in taken or count < MOSTLY * sum(docs.values())
                 or not _words(title) & set().union(*(_words(m) for m in members))):
             return None
         named = [title]
-    if not named:
-        return None
     taken.update(named)
     return _joined(named)

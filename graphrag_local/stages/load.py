@@ -241,7 +241,7 @@ def _csv_text(text: str, column: str) -> str:
 TITLE_WORDS = 12  # a first line of at most this many words can be a document's title
 TITLE_CHARS = 120  # ... and of at most this many characters (not a run of one long word)
 _NOT_A_TITLE_END = re.compile(r"[.!?,;:…]['\"’”»)\]]*$")
-_ROMAN = re.compile(r"^[IVXLCDM]+\.?$")
+_ROMAN = re.compile(r"^(?=[IVXL])(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})\.?$")  # a chapter's I-LXXXIX
 
 
 def _title(path: Path, text: str) -> str:
@@ -251,16 +251,12 @@ def _title(path: Path, text: str) -> str:
     it, at most `TITLE_CHARS` long: "The Millbrook Flood", Project Gutenberg's "THE
     LITTLE JACKALS AND THE LION", shown as "The Little Jackals and the Lion"), else the
     file's name without its extension."""
-    lines = text.splitlines()
-    for line in lines[:5]:
+    for line in text.split("\n", 5)[:5]:  # (not the whole text split into lines)
         if line.startswith("#"):
             return line.lstrip("#").strip() or path.stem
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        return path.stem
-    line = " ".join(lines[first].split())
-    after = lines[first + 1].strip() if first + 1 < len(lines) else ""
-    if (after or not any(c.isalpha() for c in line) or not line[0].isalnum()
+    first, after = (text.lstrip().split("\n", 2) + ["", ""])[:2]
+    line = " ".join(first.split())
+    if (after.strip() or not any(c.isalpha() for c in line) or not line[0].isalnum()
             or len(line.split()) > TITLE_WORDS or len(line) > TITLE_CHARS
             or _NOT_A_TITLE_END.search(line)):
         return path.stem
