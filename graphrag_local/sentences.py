@@ -119,6 +119,9 @@ def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
 
 
 _OPENING_QUOTES = "'\"‘“«„"
+# a quote closed after a comma, "!" or "?" and a lower-case word after it: an utterance
+# and who said it ("Now, it wasn't,' cried Bob, ..."; "Eh?' said old Joe"; "», dit-il")
+_ATTRIBUTED = re.compile(r"[,!?]['\"’”»“][,]?\s+(\w)")
 
 
 def word_count(text: str) -> int:
@@ -136,13 +139,17 @@ def standalone(text: str, long: int = 45) -> float:
     """How well a sentence stands alone as a statement about its subject, 0 to 1: a
     question, a quoted utterance (dialogue speaks for a character, not for the text) and
     a fragment of a few words stand less well than a plain statement of 8 to `long`
-    words."""
+    words. An utterance begun in an earlier sentence shows by who said it ("Eh?' said old
+    Joe, stopping in his work"), and an editor's note by its bracket ("[Illustration: ...")."""
     text = text.strip()
     n = word_count(text)
     score = 1.0
     if text.rstrip("'\"’”»)").endswith("?"):
         score -= 0.5
-    if text[:1] in _OPENING_QUOTES or re.search(r"[.!?,]['\"’”»]$", text):
+    if (text[:1] in _OPENING_QUOTES or re.search(r"[.!?,]['\"’”»]$", text)
+            or any(m.group(1).islower() for m in _ATTRIBUTED.finditer(text))):
+        score -= 0.4
+    if text[:1] == "[":
         score -= 0.4
     if n < 8:
         score -= 0.06 * (8 - n)

@@ -251,9 +251,22 @@ def check_one(sentence: str, sources: list[str]) -> Support:
     if not sources:
         return Support(False, "cites nothing")
     verdicts = [check(sentence, [s]) for s in sources]
-    if any(v.ok for v in verdicts):
+    if any(v.ok for v, s in zip(verdicts, sources) if not asks(s) or asks(sentence)):
         return Support(True, "")
+    if any(v.ok for v in verdicts):
+        return Support(False, "states what what it cites only asks")
     return Support(False, "no one cited sentence says it: " + verdicts[0].reason)
+
+
+_ASKED = re.compile(r"[?？¿]")
+
+
+def asks(text: str) -> bool:
+    """A question is asked in `text`. A line stating what its sentence only asks is not
+    said by it: "Joe said he took the rings and all with him lying there." of "'You don't
+    mean to say you took 'em down, rings and all, with him lying there?' said Joe." (the
+    woman took them)."""
+    return bool(_ASKED.search(text))
 
 
 RELATED_WITHIN = 8  # words between two names that a sentence relates directly

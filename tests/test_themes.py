@@ -242,6 +242,21 @@ def test_standalone_prefers_plain_statements_to_questions_dialogue_and_fragments
     assert standalone("Tiny Tim.") < standalone(plain)
 
 
+def test_standalone_sees_an_utterance_split_from_its_opening_quote_and_an_editors_note():
+    """A sentence splitter cuts a speech into sentences; the later ones lack its opening
+    quote but show who said it ("... ,' cried Bob"). An illustration's caption is the
+    editor's, in brackets. Neither is the text speaking."""
+    plain = "Joe went down on his knees and dragged out a large heavy roll of some dark stuff."
+    assert standalone(plain) == 1.0
+    assert standalone("Now, it wasn't,' cried Bob, 'for the sake of anything he might do.") <= 0.6
+    assert standalone("Eh?' said old Joe, stopping in his work, and looking up at them.") <= 0.6
+    assert standalone("C'est fini!» dit-il en regardant la porte du salon.") <= 0.6
+    assert standalone('[Illustration: _"What do you call this?" said Joe, looking up._]') <= 0.6
+    # a name after the quote is not who said it: "the Cratchits' house" is no utterance
+    assert standalone("They went along the street to the Cratchits' house at last.") == 1.0
+    assert standalone("'Ah!' Scrooge had said.") < 1.0  # opens with its quote, as before
+
+
 def test_scores_that_differ_in_the_last_bits_tie_and_the_earlier_row_wins():
     """Two CPU families give one sentence nearness scores ~1e-7 apart: such scores tie
     (settled at SCORE_DECIMALS) and a tie goes to the earlier row, so the ranking is the

@@ -131,6 +131,19 @@ def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert not ok and "'whole' twice in a row" in why
 
 
+def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
+    """The 1.5B made Joe's question a statement of his: "Joe said he took the rings and all
+    with him lying there." (the woman took them; Carol's themes, issue 30)."""
+    asked = ["'You don't mean to say you took 'em down, rings and all, with him lying "
+             "there?' said Joe."]
+    ok, why = wr.verdict("Joe said he took the rings and all with him lying there.", asked)
+    assert not ok and why == "states what what it cites only asks"
+    # the same words asked are what it says; and a statement beside it still stands on its own
+    assert support.check_one("You took 'em down, rings and all, with him lying there?", asked).ok
+    told = asked + ["Joe took the rings down, with him lying there."]
+    assert support.check_one("Joe took the rings down with him lying there.", told).ok
+
+
 def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
     """A focused question's short answer: "The clerk was Ebenezer Scrooge" passes as a
     topic's line (every word is the question's) and fails as an answer; so does one that
