@@ -72,6 +72,16 @@ def test_one_person_one_node_with_aliases_and_their_mentions():
         "Scrooge": 5, "Mr Scrooge": 1, "Uncle Scrooge": 2, "Perhaps Scrooge": 1}
 
 
+def test_a_person_known_by_kin_is_not_a_full_name_of_the_one_whose_kin():
+    """"Scrooge's nephew" is someone else than Scrooge: "Scrooge" still joins "Ebenezer
+    Scrooge", the one full name whose surname it is, and the nephew stays apart."""
+    r = resolved([rec("Ebenezer Scrooge"), rec("Scrooge", n=5), rec("Scrooge's nephew", n=3),
+                  rec("Scrooge's niece")])
+    assert r.rename["scrooge"] == "Ebenezer Scrooge"
+    assert r.rename["scrooge s nephew"] == "Scrooge's nephew"
+    assert r.rename["scrooge s niece"] == "Scrooge's niece"
+
+
 def test_ambiguous_and_titled_names_stay_apart():
     r = resolved([rec("Bob Cratchit"), rec("Martha Cratchit"), rec("Mrs Cratchit"),
                   rec("Cratchit"), rec("Cratchits"), rec("Bob", n=3)])

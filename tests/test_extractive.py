@@ -143,6 +143,8 @@ def test_fast_method_needs_no_model_and_types_by_head_word():
     assert types["Port Aldren Town Council"] == "ORGANIZATION"
     assert types["Mara Quill"] == "UNKNOWN"
     assert guess_type("Millbrook Flood", TYPES) == "EVENT"
+    assert guess_type("Scrooge's nephew", TYPES) == "PERSON"  # a person known by kin
+    assert guess_type("Big Brother", TYPES) == "UNKNOWN"  # a capitalised kin word is a name's
     assert x.relationships and all(r.spans for r in x.relationships)
 
 

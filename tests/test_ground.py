@@ -76,6 +76,22 @@ def test_candidate_names_are_proper_noun_spans_in_order():
         assert junk not in names
 
 
+def test_a_person_known_by_whose_kin_they_are_is_a_name():
+    """Scrooge's niece has no name in the book, and his nephew is "Scrooge's nephew" in 17
+    sentences and "Fred" in 9: a name's possessive and a noun of kin or household is a
+    person's name. Any other noun after a possessive is not ("Mara Quill's team")."""
+    text = ("'More shame for him, Fred!' said Scrooge's niece indignantly. It was the voice "
+            "of Scrooge's nephew, who came upon him. Bob Cratchit's wife came in, and Mara "
+            "Quill's team left. Mrs. Cratchit's daughters laughed at a cousin's joke, and The Ghost's sister smiled, while the "
+            "voice of Tiny Tim was heard in the room where Scrooge's\nclerk kept the fire.")
+    names = candidate_names(text)
+    for kin in ("Scrooge's niece", "Scrooge's nephew", "Bob Cratchit's wife", "Scrooge's clerk",
+                "Ghost's sister"):
+        assert kin in names
+    assert not [n for n in names if "team" in n or "daughters" in n or "joke" in n]
+    assert "Scrooge" in names and "Fred" in names
+
+
 def test_doubtful_names_are_pieces_and_sentence_initial_words():
     text = (
         "The Bank of England lent money. Farmers met Mara Quill. 'Come here,' said Fred.\n\n"

@@ -11,3 +11,10 @@ towards upon within without like as""".split())
 # the rest of the class, rarer between two names: not read by the check
 MORE_PREPOSITIONS = frozenset("""above amid behind below beneath besides beyond despite except
 inside outside past throughout underneath unlike""".split())
+# nouns of kin and household that, after a name's possessive, name a person: one the text
+# may never name otherwise ("Scrooge's niece"), or names less often than so (Carol's
+# "Scrooge's nephew", 17 sentences, against "Fred", 9) (`stages/ground.py`); such a name
+# is no full name of the one whose kin it is (`stages/aliases.py`)
+KIN = frozenset("""nephew niece wife husband sister brother father mother son daughter uncle
+aunt cousin widow grandfather grandmother grandson granddaughter clerk partner servant
+housekeeper maid""".split())

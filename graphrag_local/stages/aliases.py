@@ -35,7 +35,9 @@ full name fits:
 - a name with a title that says who it is ("Mrs.", "Miss", "Lady") goes only to a full
   name written with that same title: "Mrs. Cratchit" never becomes "Bob Cratchit";
 - a name that fits several full names ("Cratchit": Bob, Martha, Peter) stays its own
-  entity.
+  entity;
+- a person named by whose kin they are ("Scrooge's nephew") is no full name of that one:
+  "Scrooge" still goes to "Ebenezer Scrooge".
 Also: the same core with compatible titles is one entity ("Master Peter Cratchit",
 "Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
 acronym of a full name in the same document is that name ("AWT", "U.S."); an
@@ -56,7 +58,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..language.english import MORE_PREPOSITIONS, PREPOSITIONS
+from ..language.english import KIN, MORE_PREPOSITIONS, PREPOSITIONS
 from ..language.german import is_common_noun
 from ..language.names import counted, ja_person_words
 from ..language.scripts import HAN, ja_tagger
@@ -344,7 +346,11 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     def person(f: str) -> bool:  # typed so, or a transcript's speaker whatever its type
         return names[f].type == "PERSON" or f in stats.speakers
 
-    people = [f for f in full if person(f)
+    def kin(f: str) -> bool:  # "Scrooge's nephew" is someone else than Scrooge
+        ws = cores[f][1]
+        return ws[-1] in KIN and "s" in ws[:-1]
+
+    people = [f for f in full if person(f) and not kin(f)
               and not set(cores[f][1]) & CONNECTORS and not common(cores[f][1][0])]
 
     def fits(k: str, f: str, surname_only: bool) -> bool:

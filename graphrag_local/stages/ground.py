@@ -10,6 +10,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ..language.english import KIN
 from ..language.scripts import UNSPACED, script_language
 from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
 
@@ -121,7 +122,9 @@ _LEADING_STOP = {
 def candidate_names(text: str, max_words: int = 6, limit: int = 200,
                     language: str = "") -> tuple[str, ...]:
     """Proper-noun spans of `text`: runs of capitalised words (with inner connectors such
-    as "of"), possessives and trailing dots removed, a leading stop word trimmed; in
+    as "of"), possessives and trailing dots removed, a leading stop word trimmed, and a
+    person named by whose kin they are (a possessive and a noun of `english.KIN`:
+    "Scrooge's niece"); in
     Chinese and Japanese (`language`, else told by the script), the segmenter's proper
     nouns (`language/names.py`).
 
@@ -239,6 +242,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     run: list[str] = []
     run_at_sentence_start = [False]
     mid_sentence: set[str] = set()  # one-word spans seen somewhere other than a sentence start
+    kin_spans: list[str] = []  # a person the text knows by whose kin they are
+    kin_after = [""]  # the kin noun after the run being read, with its possessive
 
     def flush() -> None:
         if len(run) == 1 and not run_at_sentence_start[0]:
@@ -247,6 +252,9 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
             run.pop()
         while run and run[0] in _LEADING_STOP and not (run[0] in _TITLES and len(run) == 2):
             run.pop(0)  # "The Trust" -> "Trust", "Dr. Elena Voss" -> "Elena Voss"; "Mrs. Cratchit" stays
+        if run and kin_after[0]:
+            kin_spans.append(" ".join(run[:max_words - 1]) + kin_after[0])
+        kin_after[0] = ""
         if run:
             _add(" ".join(run[:max_words]), spans)
             # and each piece between connectors ("Bank of England" -> "England")
@@ -284,10 +292,18 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
             flush()
         if (word.endswith((".", "'s", "’s")) and not re.fullmatch(r"[A-Z][a-z]?\.", word)
                 and word not in _TITLE_ABBREV):
+            if run and word.endswith(("'s", "’s")) and i + 1 < len(words):
+                kin, kin_at = words[i + 1]
+                kin = _strip_trailing(kin)
+                gap = text[start + len(word):kin_at]
+                if kin in KIN and (gap == " " or _soft_wrap(text, gap, kin_at)):
+                    kin_after[0] = word[-2:] + " " + kin  # "Scrooge" + "'s nephew"
             flush()
     flush()
     # a one-word span only ever seen at a sentence start ("Farmers ...", "Then ...") is
     # more likely a common word than a name; so is a piece never seen on its own
+    for k in kin_spans:
+        spans[k] = spans.get(k, 0) + 1
     sure = [s for s in spans if (" " in s or s in mid_sentence) and not _shouted(s)]
     doubtful = [s for s in spans if s not in sure] + [p for p in pieces if p not in spans]
     order = {s: text.find(s) for s in doubtful}

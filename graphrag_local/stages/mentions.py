@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from ..language.english import KIN
 from ..language.scripts import UNSPACED
 from ..schema import Chunk, ChunkExtraction, EntityRecord, RelationshipRecord, Sentence, Source
 from ..sentences import is_statement, squash
@@ -110,9 +111,12 @@ UNTYPED = "UNKNOWN"
 
 
 def guess_type(name: str, entity_types: tuple[str, ...]) -> str:
-    """The type a name's last word says, if it is one of `entity_types`; else UNKNOWN."""
+    """The type a name's last word says, if it is one of `entity_types`; else UNKNOWN. A
+    person known by kin ("Scrooge's nephew") is a PERSON."""
     words = normalise(name).split()
     head = words[-1] if words else ""
+    if head in KIN and words[-2:-1] == ["s"] and "PERSON" in entity_types:
+        return "PERSON"  # "Scrooge's nephew"
     for type_, heads in HEADS.items():
         if head in heads and type_ in entity_types:
             return type_
