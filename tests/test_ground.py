@@ -92,6 +92,17 @@ def test_a_person_known_by_whose_kin_they_are_is_a_name():
     assert "Scrooge" in names and "Fred" in names
 
 
+def test_for_joins_an_institutions_name_and_no_other():
+    """The podcast's "Institute for Advanced Study" was two names, "Institute" and
+    "Advanced Study"; "left Google for Microsoft" is still two."""
+    names = candidate_names("He was at the Institute for Advanced Study in Princeton, then "
+                            "left Google for Microsoft. She asked the Institute for help at "
+                            "the Department for Education.")
+    assert "Institute for Advanced Study" in names and "Department for Education" in names
+    assert "Google" in names and "Microsoft" in names
+    assert not [n for n in names if "Google for" in n or n.endswith(" for")]
+
+
 def test_doubtful_names_are_pieces_and_sentence_initial_words():
     text = (
         "The Bank of England lent money. Farmers met Mara Quill. 'Come here,' said Fred.\n\n"

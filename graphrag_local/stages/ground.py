@@ -104,6 +104,13 @@ def ground(
 _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’.&]|-(?!-))*|\d[\w.-]*", re.UNICODE)
 _SENTENCE_OPENERS = ".!?:\n#\"*-'‘“(_[«»„—–"
 _CONNECTORS = {"of", "de", "del", "da", "van", "von", "der", "du", "la", "le", "&"}
+# "for" joins a name after a word that heads an institution's name ("Institute for
+# Advanced Study", "Centre for Policy Studies"), and no other ("left Google for Microsoft")
+_FOR_HEADS = {"institute", "center", "centre", "society", "council", "foundation",
+              "committee", "association", "ministry", "office", "agency", "commission", "fund",
+              "alliance", "coalition", "league", "campaign", "network", "school", "college",
+              "academy", "museum", "trust", "department", "secretary", "board", "bureau",
+              "partnership", "initiative", "organisation", "organization", "union"}
 _LEADING_STOP = {
     "The", "A", "An", "In", "On", "At", "By", "For", "From", "To", "After", "Before", "When",
     "While", "During", "This", "That", "These", "Those", "Its", "His", "Her", "Their", "Our",
@@ -248,7 +255,7 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     def flush() -> None:
         if len(run) == 1 and not run_at_sentence_start[0]:
             mid_sentence.add(run[0])
-        while run and run[-1].lower() in _CONNECTORS:
+        while run and (run[-1].lower() in _CONNECTORS or run[-1] == "for"):
             run.pop()
         while run and run[0] in _LEADING_STOP and not (run[0] in _TITLES and len(run) == 2):
             run.pop(0)  # "The Trust" -> "Trust", "Dr. Elena Voss" -> "Elena Voss"; "Mrs. Cratchit" stays
@@ -260,7 +267,7 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
             # and each piece between connectors ("Bank of England" -> "England")
             piece: list[str] = []
             for w in run + ["of"]:
-                if w.lower() in _CONNECTORS:
+                if w.lower() in _CONNECTORS or w == "for":
                     if piece and len(piece) < len(run):
                         _add(" ".join(piece[:max_words]), pieces)
                     piece = []
@@ -286,7 +293,8 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
                     or ("\n" in text[k:start] and before in ",;")
                 )
             run.append(clean)
-        elif run and word.lower() in _CONNECTORS:
+        elif run and (word.lower() in _CONNECTORS
+                      or word == "for" and run[-1].lower() in _FOR_HEADS):
             run.append(word)
         else:
             flush()
