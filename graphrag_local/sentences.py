@@ -121,7 +121,7 @@ def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
 _OPENING_QUOTES = "'\"‘“«„"
 # a quote closed after a comma, "!" or "?" and a lower-case word after it: an utterance
 # and who said it ("Now, it wasn't,' cried Bob, ..."; "Eh?' said old Joe"; "», dit-il")
-_ATTRIBUTED = re.compile(r"[,!?]['\"’”»“][,]?\s+(\w)")
+_ATTRIBUTED = re.compile(r"[,!?]['\"’”»“],?\s+(\w)")
 
 
 def word_count(text: str) -> int:

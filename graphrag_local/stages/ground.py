@@ -111,6 +111,14 @@ _FOR_HEADS = {"institute", "center", "centre", "society", "council", "foundation
               "alliance", "coalition", "league", "campaign", "network", "school", "college",
               "academy", "museum", "trust", "department", "secretary", "board", "bureau",
               "partnership", "initiative", "organisation", "organization", "union"}
+
+
+def _joins(word: str) -> bool:
+    """A connector inside a name: "of", "van", ..., or "for" (let into a run only after
+    an institution's head word)."""
+    return word.lower() in _CONNECTORS or word == "for"
+
+
 _LEADING_STOP = {
     "The", "A", "An", "In", "On", "At", "By", "For", "From", "To", "After", "Before", "When",
     "While", "During", "This", "That", "These", "Those", "Its", "His", "Her", "Their", "Our",
@@ -249,30 +257,29 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     run: list[str] = []
     run_at_sentence_start = [False]
     mid_sentence: set[str] = set()  # one-word spans seen somewhere other than a sentence start
-    kin_spans: list[str] = []  # a person the text knows by whose kin they are
     kin_after = [""]  # the kin noun after the run being read, with its possessive
 
     def flush() -> None:
         if len(run) == 1 and not run_at_sentence_start[0]:
             mid_sentence.add(run[0])
-        while run and (run[-1].lower() in _CONNECTORS or run[-1] == "for"):
+        while run and _joins(run[-1]):
             run.pop()
         while run and run[0] in _LEADING_STOP and not (run[0] in _TITLES and len(run) == 2):
             run.pop(0)  # "The Trust" -> "Trust", "Dr. Elena Voss" -> "Elena Voss"; "Mrs. Cratchit" stays
-        if run and kin_after[0]:
-            kin_spans.append(" ".join(run[:max_words - 1]) + kin_after[0])
-        kin_after[0] = ""
         if run:
             _add(" ".join(run[:max_words]), spans)
+            if kin_after[0]:  # "Scrooge" + "'s nephew": a person known by whose kin
+                _add(" ".join(run[:max_words - 1]) + kin_after[0], spans)
             # and each piece between connectors ("Bank of England" -> "England")
             piece: list[str] = []
             for w in run + ["of"]:
-                if w.lower() in _CONNECTORS or w == "for":
+                if _joins(w):
                     if piece and len(piece) < len(run):
                         _add(" ".join(piece[:max_words]), pieces)
                     piece = []
                 else:
                     piece.append(w)
+        kin_after[0] = ""
         run.clear()
 
     for i, (word, start) in enumerate(words):
@@ -310,8 +317,6 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
     flush()
     # a one-word span only ever seen at a sentence start ("Farmers ...", "Then ...") is
     # more likely a common word than a name; so is a piece never seen on its own
-    for k in kin_spans:
-        spans[k] = spans.get(k, 0) + 1
     sure = [s for s in spans if (" " in s or s in mid_sentence) and not _shouted(s)]
     doubtful = [s for s in spans if s not in sure] + [p for p in pieces if p not in spans]
     order = {s: text.find(s) for s in doubtful}
