@@ -2,9 +2,9 @@
 with a status (ok, warn, fail), what was found, and what to do about it.
 
 Checked: Python and the packages graphrag-local depends on; the llama.cpp build (version,
-CPU features, GPU offload, the AMX workaround); the GGUF of each model preset (present,
-header readable, sha256); the embedder package; the offline tokenizer; free disk space;
-the modes of the per-user folders. With an index: its manifest, every output table at
+CPU features, GPU offload and what the GPU-load probe found, the AMX workaround); the GGUF
+of each model preset (present, header readable, sha256); the embedder package; the offline
+tokenizer; free disk space; the modes of the per-user folders. With an index: its manifest, every output table at
 the version the manifest pins with the row count the build reported, the build lock, the
 model it was built with, and whether its files are private.
 
@@ -188,6 +188,7 @@ def check_llama(versions: dict) -> list[Check]:
     gpu = _gpu_present()
     if offload:
         checks.append(Check("gpu offload", "ok", "this llama.cpp build offloads layers to the GPU"))
+        checks.append(_gpu_load_check(version))
     elif gpu:
         checks.append(Check(
             "gpu offload", "warn",
@@ -203,6 +204,28 @@ def check_llama(versions: dict) -> list[Check]:
             "graphrag-local loads models without llama.cpp's extra CPU buffer types (plain CPU "
             "kernels), so nothing is needed"))
     return checks
+
+
+def _gpu_load_check(version: str) -> Check:
+    """What the child processes that tried a model on the GPU (`models/gpu_probe.py`)
+    found, for this llama-cpp-python version."""
+    from .models import gpu_probe
+
+    seen = [v for k, v in gpu_probe.verdicts().items() if k.startswith(f"{version}|")]
+    crashed = sorted({str(v.get("model")) for v in seen if v.get("crash")})
+    if crashed:
+        return Check(
+            "gpu load", "warn",
+            f"llama.cpp died loading {', '.join(crashed)} on the GPU in a process that has "
+            "loaded numpy, pyarrow and lancedb, as graphrag-local's do: those run on the CPU",
+            "serve the model from a process of its own (llama-server -m FILE -ngl 99 --port "
+            "8080) and register it: graphrag-local models add NAME --url "
+            "http://127.0.0.1:8080 --model ID (README, 'Speed: batching and model servers')")
+    if seen:
+        return Check("gpu load", "ok", f"{len(seen)} model file(s) loaded on the GPU in a child "
+                     "process like graphrag-local's")
+    return Check("gpu load", "ok", "not tried yet: a model's first load on the GPU is tried "
+                 "first in a child process, so that a crash there cannot end a build")
 
 
 def check_models() -> list[Check]:

@@ -15,6 +15,7 @@ The Protocol it implements is `protocol.py`'s; several replies decoded together 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -25,6 +26,7 @@ from pathlib import Path
 from ..errors import BudgetError, ConfigError, ModelError
 from .copying import CopyGuard
 from .decode import Decoder, Job, _common_prefix
+from .gpu_probe import gpu_load_crash
 from .presets import Preset, check_gguf
 from .protocol import (
     Avoid,
@@ -39,6 +41,7 @@ from .protocol import (
     prompt_hash,
 )
 
+log = logging.getLogger(__name__)
 MASK = "\ue000"  # stands, in a formatted prompt, for text of a message that must stay text
 
 
@@ -83,6 +86,17 @@ def backend() -> tuple[str, str, bool]:
     return llama_cpp.__version__, info, bool(llama_cpp.llama_supports_gpu_offload())
 
 
+def _build_id(llama_cpp) -> str:
+    """The llama.cpp build in use: its version, and where its shared library is and when
+    it was written (a rebuild in place changes it)."""
+    lib = Path(os.environ.get("LLAMA_CPP_LIB_PATH") or Path(llama_cpp.__file__).parent / "lib")
+    try:
+        stamp = max((f.stat().st_mtime_ns for f in lib.glob("*llama*")), default=0)
+    except OSError:
+        stamp = 0
+    return f"{llama_cpp.__version__}|{lib.resolve()}|{stamp}"
+
+
 def env_threads() -> int | None:
     """GRAPHRAG_LOCAL_THREADS: CPU threads for llama.cpp (unset: all cores)."""
     value = os.environ.get("GRAPHRAG_LOCAL_THREADS", "").strip()
@@ -117,6 +131,18 @@ class LlamaChatModel:
         n_gpu = self.preset.n_gpu_layers
         if n_gpu < 0:
             n_gpu = -1 if llama_cpp.llama_supports_gpu_offload() else 0
+        if n_gpu != 0 and llama_cpp.llama_supports_gpu_offload():
+            crash = gpu_load_crash(self.path, n_gpu, _build_id(llama_cpp))
+            if crash:  # it would end this process: the CPU instead, and say so
+                log.warning(
+                    "llama.cpp dies (%s) loading %s on the GPU in a process that has "
+                    "loaded numpy, pyarrow and lancedb, as graphrag-local must: it runs on "
+                    "the CPU instead, slowly. For the GPU, serve it from a process of its "
+                    "own (llama-server -m %s -ngl 99 --port 8080) and register that: "
+                    "graphrag-local models add NAME --url http://127.0.0.1:8080 --model ID "
+                    "(README: 'Speed: batching and model servers').",
+                    crash, self.path, self.path)
+                n_gpu = 0
         self.n_gpu_layers = n_gpu
         self.parallel = self.preset.parallel or auto_parallel(self.path)
         threads = self.n_threads or env_threads() or os.cpu_count() or 1
