@@ -7,8 +7,10 @@ Why: on two lent machines (an H100 on 2026-11-26, an H200 on 2026-11-27; llama-c
 had imported nothing else, but the load died in llama.cpp (SIGSEGV) once numpy, pyarrow or
 lancedb had been imported, as they are in every graphrag-local process; importing pyarrow
 after llama_cpp aborted instead ("free(): invalid pointer"). No order of imports worked in
-one process; the same model behind a server in a process of its own did. The cause was not
-found (`docs/eval_runs/gpu_h200_writer/`).
+one process; the same model behind a server in a process of its own did. A llama.cpp built
+elsewhere (other compiler and flags) did not crash on the same machine, and this probe let
+it load on the GPU there (4 s, once). The cause was not found
+(`docs/eval_runs/gpu_h200_writer/`).
 
 `gpu_load_crash` runs the child once per model file and llama.cpp build (seconds: one load)
 and keeps the verdict in the user cache (`gpu_probe.json`). It names a crash only when the
