@@ -71,3 +71,23 @@ def test_a_reply_read_again_gets_the_log_probabilities_of_its_tokens(model):
     garbled = model.reread(messages, "Hannah harbour the Greer dredge opposed plan to the.")
     assert sum(garbled) < sum(got)
     assert model.complete_many([Request(messages, None, 8, "t")] * 2)  # the batch still works
+
+
+def test_asking_the_grammar_about_the_best_tokens_first_picks_what_the_whole_mask_picks(
+        model, monkeypatch):
+    """`Decoder._greedy_among_best` finds the token the whole-vocabulary mask would: the
+    same replies with it and without it (ASK_FIRST above the vocabulary turns it off),
+    under a grammar that rejects the model's favourite often."""
+    from graphrag_local.models import decode
+
+    grammar = 'root ::= ("otter" | "heron" | "reed" | "mud" | "tide") (" " ("otter" | "heron" | "reed" | "mud" | "tide")){3,12} "."'
+    requests = [Request([{"role": "user", "content": f"Describe {t} in a few words."}],
+                        grammar, 40, "test") for t in ("a river", "a harbour", "winter")]
+    asked = []
+    real = decode.Decoder._greedy_among_best
+    monkeypatch.setattr(decode.Decoder, "_greedy_among_best",
+                        lambda self, job, logits: asked.append(1) or real(self, job, logits))
+    fast = model.complete_many(requests)
+    assert asked  # the grammar did reject the argmax, so the shortcut was asked
+    monkeypatch.setattr(decode, "ASK_FIRST", 10 ** 9)
+    assert model.complete_many(requests) == fast
