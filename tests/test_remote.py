@@ -554,8 +554,11 @@ def test_choose_agrees_with_the_local_model(model):
     # the entity-type words with the not-an-entity bias (stages/classify.py): per token
     # id on the server, per option locally, the same as no option shares a token
     types = type_options(ExtractSettings().entity_types)
+    # sentences whose best type leads the next by a clear margin: "Mara Quill leads the
+    # Aldren Water Trust." had " woman" and " leader" 0.015 apart, which a llama-server of
+    # another build (AVX2, not AVX-512) took the other way
     names = [f"{s} Here, {n} is a" for s, n in [
-        ("Mara Quill leads the Aldren Water Trust.", "Mara Quill"),
+        ("Mara Quill is the mayor of Millbrook.", "Mara Quill"),
         ("The ferry leaves Port Aldren at dawn.", "Port Aldren"),
         ("The Lantern Festival fills the harbour every June.", "the Lantern Festival")]]
 
