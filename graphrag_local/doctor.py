@@ -4,9 +4,9 @@ with a status (ok, warn, fail), what was found, and what to do about it.
 Checked: Python and the packages graphrag-local depends on; the llama.cpp build (version,
 CPU features, GPU offload and what the GPU-load probe found, the AMX workaround); the GGUF
 of each model preset (present, header readable, sha256); the embedder package; the offline
-tokenizer; free disk space; the modes of the per-user folders. With an index: its manifest, every output table at
-the version the manifest pins with the row count the build reported, the build lock, the
-model it was built with, and whether its files are private.
+tokenizer; free disk space; the modes of the per-user folders. With an index: its
+manifest, every output table at the version the manifest pins with the row count the build
+reported, the build lock, the model it was built with, and whether its files are private.
 
 Deliberately not done: loading model weights or the embedder (seconds, and a doctor
 should run on a broken install), contacting model servers, repairing anything. A check

@@ -217,7 +217,8 @@ class Decoder:
         """What the whole-vocabulary pick below would give, found among the `ASK_FIRST`
         best tokens (and any tied with the last of them), or None when it may lie beyond
         them. The grammar masks a few dozen candidates instead of the whole vocabulary
-        (151,936 for Qwen2.5): on a GPU that mask was most of a token's time. Exact: the
+        (151,936 for Qwen2.5): on this 2-core CPU the whole mask had taken 3.4 s of the
+        534 tokens of Carol's written themes, more than a GPU's 2.3 ms a token. Exact: the
         admitted among the best are the first of all admitted in the same order (score
         down, then id), and the pick below looks no further than `GUARD_TRIES * 8`."""
         n = len(logits)

@@ -128,10 +128,11 @@ class LlamaChatModel:
         except ImportError as exc:  # pragma: no cover - install problem
             raise ModelError(f"llama-cpp-python is not installed: {exc}") from None
         self._llama_cpp = llama_cpp
+        offload = bool(llama_cpp.llama_supports_gpu_offload())
         n_gpu = self.preset.n_gpu_layers
         if n_gpu < 0:
-            n_gpu = -1 if llama_cpp.llama_supports_gpu_offload() else 0
-        if n_gpu != 0 and llama_cpp.llama_supports_gpu_offload():
+            n_gpu = -1 if offload else 0
+        if n_gpu != 0 and offload:
             crash = gpu_load_crash(self.path, n_gpu, _build_id(llama_cpp))
             if crash:  # it would end this process: the CPU instead, and say so
                 log.warning(
