@@ -28,7 +28,8 @@ def describe_extractively(
     b.evidence = read_evidence(b.chunks, b.mentions)
     budget = b.settings.summary.max_output_chars
     ev = b.evidence
-    out = [describe_entity(e.name, [ev[s] for s in e.sources], budget) for e in entities]
+    out = [describe_entity(e.name, [ev[s] for s in e.sources], budget, b.aliases.get(e.name, ()))
+           for e in entities]
     out += [describe_relationship([ev[s] for s in r.sources], budget) for r in relationships]
     b.progress("summarize", 1, 1)
     return out

@@ -120,6 +120,7 @@ class Build:
     reports: list[CommunityReport] = field(default_factory=list)
     mentions: dict[str, tuple[Source, ...]] = field(default_factory=dict)  # every sentence naming an entity
     evidence: dict[Source, Evidence] = field(default_factory=dict)  # those sentences, read
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # an entity's other names
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # per table, a row per row
     faithfulness: dict = field(default_factory=dict)
     sync: dict = field(default_factory=dict)  # what changed since the index's last build
@@ -285,6 +286,7 @@ def summarize_elements(b: Build) -> None:
     if b.recipe.mode.verbatim_only or b.recipe.method == "fast":  # relations are co-occurrence
         rel_records += neighbour_relations(ent_records, b.sentences)
     merged = merge_entities(ent_records)
+    b.aliases = {name: tuple(forms) for name, forms in resolved.aliases.items()}
     merged_rels = merge_relationships(rel_records, merged)
     texts = b.recipe.mode.describe(b, merged, merged_rels)
     max_count = max((r.count for r in merged_rels), default=1)

@@ -21,7 +21,7 @@ from graphrag_local.sentences import is_statement, near_duplicate, split_sentenc
 from graphrag_local.stages.chunk import chunk_documents, chunk_sentences
 from graphrag_local.stages.classify import ClassifyOptions, classify_chunk, type_names, type_options
 from graphrag_local.stages.communities import Cluster
-from graphrag_local.stages.describe import Evidence, describe_entity
+from graphrag_local.stages.describe import Evidence, describe_entity, describe_relationship
 from graphrag_local.stages.findings import CommunityEvidence, extractive_report, title_of
 from graphrag_local.stages.mentions import cooccurrence, fast_extraction, guess_type, names_in
 from graphrag_local.tokenizer import corpus_encoding
@@ -233,6 +233,38 @@ def test_description_puts_the_subject_sentence_first_without_repeats_within_budg
     assert text.startswith("Mara Quill founded the Trust in 2015.")
     assert text.count("founded") == 1 and len(text) <= 120
     assert sources[0] == es[1].source
+
+
+def test_description_opens_on_a_statement_about_the_entity_by_any_of_its_names():
+    # Carol's words: the niece's harp sentence, naming Scrooge and "Scrooge's niece", had
+    # opened Scrooge's description; dialogue ("'Dick Wilkins ...' said Scrooge") tells little
+    es = [ev("Scrooge's niece played well upon the harp a simple little air, which had "
+             "been familiar to the child who fetched Scrooge from the boarding-school.", 0,
+             ["Ebenezer Scrooge", "Scrooge's niece"]),
+          ev("'Dick Wilkins, to be sure!' said Scrooge to the Ghost.", 200,
+             ["Ebenezer Scrooge", "Dick Wilkins", "Ghost"]),
+          ev("Scrooge was his sole executor, his sole friend, and sole mourner.", 300,
+             ["Ebenezer Scrooge"]),
+          ev("Oh! But he was a tight-fisted hand at the grindstone, Scrooge!", 400,
+             ["Ebenezer Scrooge"])]
+    text, sources = describe_entity("Ebenezer Scrooge", es, 80, aliases=("Scrooge", "Mr Scrooge"))
+    assert text == "Scrooge was his sole executor, his sole friend, and sole mourner."
+    assert sources == (es[2].source,)
+    # without that sentence none opens on his name (the niece's opens on hers), and the
+    # niece is no second entity of his: the shorter statement leads
+    text, _ = describe_entity("Ebenezer Scrooge", es[:2] + es[3:], 300, aliases=("Scrooge",))
+    assert text.startswith("Oh! But he was")
+    # the niece's own description opens on her sentence: there she is the subject
+    text, _ = describe_entity("Scrooge's niece", es, 200)
+    assert text.startswith("Scrooge's niece played")
+
+
+def test_a_relationship_is_described_by_statements_before_dialogue():
+    es = [ev("'I don't,' said Scrooge.", 0, ["Scrooge", "Ghost"]),
+          ev("Scrooge and the Ghost again stood side by side in the open air.", 50,
+             ["Scrooge", "Ghost"])]
+    text, _ = describe_relationship(es, 70)
+    assert text.startswith("Scrooge and the Ghost again stood")
 
 
 def test_report_is_chosen_from_evidence_with_sources_and_no_repeats():

@@ -3,11 +3,17 @@ that name it, and a relationship's the sentences that name both ends; ranked, wi
 near-duplicates dropped, until the summary budget is full. Nothing is written: each
 sentence is kept verbatim (whitespace collapsed) with its chunk and offsets.
 
-Ranking for an entity: a sentence whose subject is the entity ("Mara Quill founded ...",
-"The Aldren Water Trust is ...") first, a defining sentence ("X is a/the ...") before
-others, then sentences that relate it to more entities, shorter before longer, earlier
-before later. No model: the 135M default model cannot rank better than this, and a
-summary must be cheap to redo when a document changes."""
+Ranking for an entity: a sentence whose subject is the entity, by its name or any name
+the text calls it by ("Mara Quill founded ...", "The Aldren Water Trust is ...",
+"Scrooge never painted out Old Marley's name"), first, a defining sentence ("X is a/the
+...") before others; then sentences that stand alone as statements before dialogue and
+fragments (`sentences.standalone`: "'Fred!' said Scrooge." tells a reader nothing of
+Fred); then sentences that relate it to more entities, shorter before longer, earlier
+before later. A person known by whose kin they are ("Scrooge's niece") is no second
+entity of a sentence about Scrooge: counted, the niece's harp-playing had opened
+Scrooge's description. A relationship's sentences: statements first, then those naming
+fewer other entities, shorter, earlier. No model: the 135M default model cannot rank
+better than this, and a summary must be cheap to redo when a document changes."""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ..schema import Source
-from ..sentences import near_duplicate
+from ..sentences import near_duplicate, standalone
 from .ground import normalise
 
 
@@ -28,21 +34,52 @@ class Evidence:
 
 
 _DEFINING = re.compile(r"^\W*(is|was|are|were|has been|,)\b", re.IGNORECASE)
+_LEADING = frozenset({"the", "old", "young", "little", "poor", "mr", "mrs", "ms", "miss",
+                      "master", "dr", "sir", "lady", "lord", "uncle", "aunt"})
+STATEMENT = 0.6  # `standalone` at or above this: a statement, not dialogue or a fragment
 
 
-def entity_score(name: str, e: Evidence) -> tuple:
-    text = normalise(e.text)
-    key = normalise(name)
-    at = text.find(key)
-    subject = at in (0, 4) and (at == 0 or text.startswith("the "))
-    rest = e.text[e.text.lower().find(name.lower()) + len(name):] if name.lower() in e.text.lower() else ""
-    defining = bool(_DEFINING.match(rest))
-    others = len([n for n in e.names if n != name])
-    return (-subject, -defining, -min(others, 3), len(e.text) // 40, e.order)
+def _forms(name: str, aliases: tuple[str, ...]) -> list[str]:
+    """The entity's names, normalised, longest first."""
+    keys = {normalise(n) for n in (name, *aliases)} - {""}
+    return sorted(keys, key=lambda k: (-len(k), k))
+
+
+def _subject_form(text: str, forms: list[str]) -> str | None:
+    """The name `text` opens with (after "the" or a title), unless it is a possessive
+    ("Scrooge's niece played ..." is about the niece)."""
+    words = normalise(text).split()
+    while words:
+        opening = " ".join(words)
+        for key in forms:
+            if opening == key or opening.startswith(key + " "):
+                return None if opening[len(key):].split()[:1] == ["s"] else key
+        if words[0] not in _LEADING:
+            return None
+        words = words[1:]
+    return None
+
+
+def _kin_of(other: str, forms: list[str]) -> bool:
+    """`other` names someone by whose kin they are of this entity ("Scrooge's niece")."""
+    key = normalise(other)
+    return any(key.startswith(f + " s ") for f in forms)
+
+
+def entity_score(name: str, e: Evidence, aliases: tuple[str, ...] = ()) -> tuple:
+    forms = _forms(name, aliases)
+    quality = standalone(e.text)
+    said = _subject_form(e.text, forms)
+    subject = said is not None and quality >= STATEMENT
+    found = subject and re.search(r"\W+".join(map(re.escape, said.split())), e.text, re.IGNORECASE)
+    defining = bool(found and _DEFINING.match(e.text[found.end():]))
+    others = len([n for n in e.names if n != name and not _kin_of(n, forms)])
+    return (-subject, -defining, -round(quality, 1), -min(others, 3), len(e.text) // 40,
+            e.order)
 
 
 def relationship_score(e: Evidence) -> tuple:
-    return (len(e.names), len(e.text) // 40, e.order)
+    return (-round(standalone(e.text), 1), len(e.names), len(e.text) // 40, e.order)
 
 
 def select(ranked: list[Evidence], max_chars: int) -> list[Evidence]:
@@ -60,8 +97,10 @@ def select(ranked: list[Evidence], max_chars: int) -> list[Evidence]:
     return chosen
 
 
-def describe_entity(name: str, evidence: list[Evidence], max_chars: int) -> tuple[str, tuple[Source, ...]]:
-    chosen = select(sorted(evidence, key=lambda e: entity_score(name, e)), max_chars)
+def describe_entity(name: str, evidence: list[Evidence], max_chars: int,
+                    aliases: tuple[str, ...] = ()) -> tuple[str, tuple[Source, ...]]:
+    """`aliases`: the other names the text calls the entity by."""
+    chosen = select(sorted(evidence, key=lambda e: entity_score(name, e, aliases)), max_chars)
     return " ".join(e.text for e in chosen), tuple(e.source for e in chosen)
 
 
