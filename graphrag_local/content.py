@@ -100,9 +100,12 @@ class Extractive(ContentMode):
                                 for r, x in zip(rows, sentences.similarity(q, rows))])
         if method == "local":  # the entities the question names, then the nearest ones
             found = session.nearest("entities", q, s.local_top_entities, ["name"])
-            names = list(dict.fromkeys(data.named_in(question) + [
+            named = data.named_in(question)
+            names = list(dict.fromkeys(named + [
                 r["name"] for r in found if r["name"] in data.entities]))[: s.local_top_entities]
-            return ex.local(a, sentences, q, names)
+            # (not for a why: its reason is often beside the sentence naming what it asks
+            # of, and not naming it: "They say dredging would destroy the oyster beds")
+            return ex.local(a, sentences, q, names, () if asks_why(question) else tuple(named))
         if method == "drift":
             return drift.drift_extractive(a, sentences, q, session.primer(q))
         if method == "ts":

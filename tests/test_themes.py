@@ -297,3 +297,32 @@ def test_a_groups_report_evidence_is_the_same_whatever_is_asked():
     assert picks[0] == picks[1] and picks[0]["all"] == rows
     # "ann" (the trust's two sentences) is kept only where "all" did not already take them
     assert all(2 * len(set(r) & set(rows)) <= len(r) for k, r in picks[0].items() if k != "all")
+
+
+def test_local_quotes_first_the_sentences_naming_what_the_question_names():
+    """Asked "Who is Scrooge's clerk?", local quoted "'Is it?' said Scrooge." first (Scrooge
+    among the entities nearest the question) and the one sentence naming the clerk not at
+    all: a sentence naming an entity the question names ranks `NAMED_BONUS` nearer."""
+    from graphrag_local.search import extractive as ex
+    from graphrag_local.settings import QuerySettings
+
+    s = index()
+    q = np.zeros(6, dtype=np.float32)
+    q[1], q[2] = 0.6, 0.5  # nearer Bo's boats than Cy's murals
+    a = ex.Answering("Who is Cy?", s._data, None, QuerySettings(quote_count=2), False, None,
+                     0.0, lambda: None)
+    first = lambda r: r.answer.splitlines()[0]  # noqa: E731
+    assert first(ex.local(a, s, q, ["Bo", "Cy"])).startswith("- Bo ")
+    assert first(ex.local(a, s, q, ["Bo", "Cy"], ("Cy",))).startswith("- Cy paints murals")
+
+
+def test_a_short_question_is_quoted_after_every_statement():
+    from graphrag_local.schema import Source
+    from graphrag_local.search.extractive import Quote, choose_quotes, short
+
+    assert short("'Is it?' said Scrooge.") and short("'What place is this?' asked Scrooge.")
+    assert not short("'I am the Ghost of Christmas Past.'")
+    assert not short("Why did the Trust oppose the plan when the council asked it to agree?")
+    ranked = [Quote(t, Source("c", k, k + 1), ("S1",), 1.0 - k / 10) for k, t in enumerate(
+        ["'Is it?' said Scrooge.", "The clerk promised that he would; and Scrooge walked out."])]
+    assert [q.text for q in choose_quotes(ranked, 1)] == [ranked[1].text]

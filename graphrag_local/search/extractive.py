@@ -66,11 +66,17 @@ def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
 
 
 SHORT_WORDS = 3  # a quote of fewer words says nothing on its own ("Ebenezer!")
+# a question this short tells nothing either: asked "Who is Scrooge's clerk?", local and
+# basic quoted "'Is it?' said Scrooge." and "'What place is this?' asked Scrooge." second
+# and fourth of five, near any short question
+SHORT_QUESTION_WORDS = 8
 
 
 def short(text: str) -> bool:
-    """A cry of a word or two ("Ebenezer!", "Christmas, Ebenezer!"): quoted last."""
-    return word_count(text) < SHORT_WORDS
+    """A cry of a word or two ("Ebenezer!", "Christmas, Ebenezer!") or a short question
+    ("'Is it?' said Scrooge."): quoted last."""
+    n = word_count(text)
+    return n < SHORT_WORDS or (n < SHORT_QUESTION_WORDS and "?" in text)
 
 
 def _heading(text: str) -> bool:
@@ -326,10 +332,23 @@ def basic(a: Answering, hits: list[tuple[Source, float]]) -> SearchResult:
     return finish("basic", a, choose_quotes(quotes, a.settings.quote_count))
 
 
-def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str]) -> SearchResult:
-    """Every sentence naming one of the entities nearest the question, nearest first."""
+# a sentence naming an entity the question names ranks as if this much nearer: asked "Who
+# is Scrooge's clerk?", local quoted "'Is it?' said Scrooge." first (near any short
+# question, and Scrooge is among the entities nearest it), and the one sentence that names
+# the clerk not at all
+NAMED_BONUS = 0.15
+
+
+def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str],
+          named: tuple[str, ...] = ()) -> SearchResult:
+    """Every sentence naming one of the entities nearest the question, nearest first; one
+    naming an entity the question names (`named`) by `NAMED_BONUS` nearer."""
     rows = sentences.rows_naming(names)
     sims = sentences.similarity(q, rows)
+    if named and len(rows):
+        asked = set(sentences.rows_naming(list(named)).tolist())
+        sims = sims + NAMED_BONUS * np.fromiter((r in asked for r in rows.tolist()), np.float32,
+                                                len(rows))
     order = np.argsort(-sims, kind="stable")
     quotes = [row_quote(sentences, a.data, int(rows[k]), float(sims[k])) for k in order[:200]]
     cites = [Citation("entity", f"E{i}", a.data.entities[n].id, n, a.data.entities[n].type)
