@@ -110,6 +110,13 @@ def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
         "Oculus", "Vive", "Mr Fezziwig"]
     assert support.misrelated("KEVIN SCOTT praises Wences as a serial entrepreneur.", [
         "KEVIN SCOTT: Yeah, Wences is a true serial entrepreneur."]) is None
+    # a speaker says all their line names; saying it is not doing it
+    line = ["KEVIN SCOTT: Yeah, and I'm still very bullish and hopeful about the American tech "
+            "scene, so Silicon Valley and here in the Puget Sound area."]
+    assert support.misrelated("KEVIN SCOTT mentions Silicon Valley and the Puget Sound area.",
+                              line) is None
+    assert support.misrelated("KEVIN SCOTT founded Silicon Valley.", line) is not None
+    assert support.misrelated("Silicon Valley mentions KEVIN SCOTT.", line) is not None
     assert support.check("Mr. Fezziwig danced with Mrs. Fezziwig.",  # "Mr." ends no clause
                          ["Mr. Fezziwig danced with Mrs. Fezziwig all night."]).ok
 
