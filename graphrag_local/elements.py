@@ -30,7 +30,8 @@ def describe_extractively(
     ev = b.evidence
     out = [describe_entity(e.name, [ev[s] for s in e.sources], budget, b.aliases.get(e.name, ()))
            for e in entities]
-    out += [describe_relationship([ev[s] for s in r.sources], budget) for r in relationships]
+    out += [describe_relationship([ev[s] for s in r.sources], budget, (r.source, r.target))
+            for r in relationships]
     b.progress("summarize", 1, 1)
     return out
 

@@ -265,6 +265,12 @@ def test_a_relationship_is_described_by_statements_before_dialogue():
              ["Scrooge", "Ghost"])]
     text, _ = describe_relationship(es, 70)
     assert text.startswith("Scrooge and the Ghost again stood")
+    # of neighbouring sentences ("It beckoned Scrooge to approach." beside one naming
+    # Marley), the one naming both ends first
+    pair = [ev("It beckoned Scrooge to approach, which he did.", 0, ["Scrooge"]),
+            ev("The firm was known as Scrooge and Marley.", 60, ["Scrooge", "Marley"])]
+    text, _ = describe_relationship(pair, 50, ("Scrooge", "Marley"))
+    assert text == "The firm was known as Scrooge and Marley."
 
 
 def test_report_is_chosen_from_evidence_with_sources_and_no_repeats():

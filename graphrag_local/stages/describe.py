@@ -11,8 +11,8 @@ fragments (`sentences.standalone`: "'Fred!' said Scrooge." tells a reader nothin
 Fred); then sentences that relate it to more entities, shorter before longer, earlier
 before later. A person known by whose kin they are ("Scrooge's niece") is no second
 entity of a sentence about Scrooge: counted, the niece's harp-playing had opened
-Scrooge's description. A relationship's sentences: statements first, then those naming
-fewer other entities, shorter, earlier. No model: the 135M default model cannot rank
+Scrooge's description. A relationship's sentences: those naming both its ends first,
+statements before dialogue, then those naming fewer other entities, shorter, earlier. No model: the 135M default model cannot rank
 better than this, and a summary must be cheap to redo when a document changes."""
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ def entity_score(name: str, e: Evidence, aliases: tuple[str, ...] = ()) -> tuple
             e.order)
 
 
-def relationship_score(e: Evidence) -> tuple:
-    return (-round(standalone(e.text), 1), len(e.names), len(e.text) // 40, e.order)
+def relationship_score(e: Evidence, ends: tuple[str, ...] = ()) -> tuple:
+    both = bool(ends) and all(end in e.names for end in ends)
+    return (-both, -round(standalone(e.text), 1), len(e.names), len(e.text) // 40, e.order)
 
 
 def select(ranked: list[Evidence], max_chars: int) -> list[Evidence]:
@@ -104,6 +105,9 @@ def describe_entity(name: str, evidence: list[Evidence], max_chars: int,
     return " ".join(e.text for e in chosen), tuple(e.source for e in chosen)
 
 
-def describe_relationship(evidence: list[Evidence], max_chars: int) -> tuple[str, tuple[Source, ...]]:
-    chosen = select(sorted(evidence, key=relationship_score), max_chars)
+def describe_relationship(evidence: list[Evidence], max_chars: int,
+                          ends: tuple[str, ...] = ()) -> tuple[str, tuple[Source, ...]]:
+    """`ends`: the two entities; a sentence naming both comes first (a relationship of
+    neighbouring sentences, "Fred laughed. Topper followed him.", has none)."""
+    chosen = select(sorted(evidence, key=lambda e: relationship_score(e, ends)), max_chars)
     return " ".join(e.text for e in chosen), tuple(e.source for e in chosen)
