@@ -343,10 +343,10 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
     himself shook hands"), or every one naming both relates them the other way round
     (B ... A: "Saltmarsh Arts Collective gave the Port Aldren Town Council 20,000 pounds"
     where the council gave the collective). A transcript's speaker relates to all their
-    line names when the sentence says they say it ("KEVIN SCOTT mentions Silicon Valley" of
-    "KEVIN SCOTT: ... so Silicon Valley and ..."). Names are matched as words ("Mrs Cratchit" is
-    "Mrs. Cratchit"). The pair and why, or None. Latin-script text only. The 1.5B, bound
-    to the evidence's words, makes both: on the labelled sentences
+    line names when the sentence says they say it ("KEVIN SCOTT mentions Silicon Valley"
+    of "KEVIN SCOTT: ... so Silicon Valley and ..."). Names are matched as words ("Mrs
+    Cratchit" is "Mrs. Cratchit"). The pair and why, or None. Latin-script text only.
+    The 1.5B, bound to the evidence's words, makes both: on the labelled sentences
     (scripts/eval_support.py) the first caught two the other tests kept and dropped none
     that was supported."""
     if CJK.search(sentence):

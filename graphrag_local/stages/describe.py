@@ -12,8 +12,9 @@ Fred); then sentences that relate it to more entities, shorter before longer, ea
 before later. A person known by whose kin they are ("Scrooge's niece") is no second
 entity of a sentence about Scrooge: counted, the niece's harp-playing had opened
 Scrooge's description. A relationship's sentences: those naming both its ends first,
-statements before dialogue, then those naming fewer other entities, shorter, earlier. No model: the 135M default model cannot rank
-better than this, and a summary must be cheap to redo when a document changes."""
+statements before dialogue, then those naming fewer other entities, shorter, earlier.
+No model: the 135M default model cannot rank better than this, and a summary must be
+cheap to redo when a document changes."""
 
 from __future__ import annotations
 
@@ -66,8 +67,8 @@ def _kin_of(other: str, forms: list[str]) -> bool:
     return any(key.startswith(f + " s ") for f in forms)
 
 
-def entity_score(name: str, e: Evidence, aliases: tuple[str, ...] = ()) -> tuple:
-    forms = _forms(name, aliases)
+def entity_score(name: str, e: Evidence, forms: list[str]) -> tuple:
+    """`forms`: the entity's names, normalised, longest first (`_forms`)."""
     quality = standalone(e.text)
     said = _subject_form(e.text, forms)
     subject = said is not None and quality >= STATEMENT
@@ -101,7 +102,8 @@ def select(ranked: list[Evidence], max_chars: int) -> list[Evidence]:
 def describe_entity(name: str, evidence: list[Evidence], max_chars: int,
                     aliases: tuple[str, ...] = ()) -> tuple[str, tuple[Source, ...]]:
     """`aliases`: the other names the text calls the entity by."""
-    chosen = select(sorted(evidence, key=lambda e: entity_score(name, e, aliases)), max_chars)
+    forms = _forms(name, aliases)
+    chosen = select(sorted(evidence, key=lambda e: entity_score(name, e, forms)), max_chars)
     return " ".join(e.text for e in chosen), tuple(e.source for e in chosen)
 
 
