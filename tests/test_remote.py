@@ -253,6 +253,26 @@ def test_llama_server_dialect_end_to_end_in_process(monkeypatch):
     assert '"created"' not in m.model_key()
 
 
+def test_llama_server_is_asked_to_keep_to_the_copy_guard_by_its_dry_sampler():
+    """A writer's request carries the copy guard (`Avoid`); an in-process model keeps to
+    it while decoding, llama-server is asked to by DRY (a penalty on repeating a run of
+    the prompt); a request without it, or another server, gets no DRY."""
+    from graphrag_local.models.protocol import Avoid
+
+    guard = Avoid(("Mara Quill founded the Aldren Water Trust in 2015.",), 8, 3)
+    with scripted(llama_server_routes()) as server:
+        m = RemoteChatModel(server.url, MODEL_ID)
+        m.complete_many([Request(USER, None, 20, "write", avoid=guard), Request(USER)])
+        m.complete(USER, max_tokens=20, avoid=guard)
+    posts = [body for cmd, path, body, _ in server.seen if path == "/v1/chat/completions"]
+    guarded = [b for b in posts if b["max_tokens"] == 20]  # in a batch, and streamed alone
+    plain = [b for b in posts if b["max_tokens"] != 20]
+    assert len(guarded) == 2 and len(plain) == 1
+    assert all(b["dry_allowed_length"] == 6 and b["dry_penalty_last_n"] == 2048  # n_ctx
+               and b["dry_multiplier"] > 0 for b in guarded)
+    assert not any(k.startswith("dry_") for k in plain[0])
+
+
 def test_vllm_dialect_picks_the_field_by_version():
     def routes(version: str) -> dict:
         return {
@@ -489,6 +509,22 @@ def test_complete_returns_text_and_a_call_record(model):
     assert model.complete(USER, max_tokens=16) == again
     if model.flavour == "llama-server":  # it says what it found in its prompt cache
         assert 0 < model.calls[-1].reused_tokens < model.calls[-1].prompt_tokens
+
+
+@pytest.mark.e2e
+def test_a_writer_request_with_the_copy_guard_is_answered(model):
+    """llama-server is asked to keep to the copy guard by DRY (`bodies.copy_penalty`);
+    a version that refused a field (dry_penalty_last_n -1 was refused) fails the write."""
+    from graphrag_local.models.protocol import Avoid
+
+    evidence = "Mara Quill founded the Aldren Water Trust in 2015 to protect the river."
+    messages = [{"role": "user", "content": f"Evidence: {evidence}\nSay what it tells."}]
+    reply = model.complete_many([Request(messages, None, 24, "write",
+                                         avoid=Avoid((evidence,), 8, 3))])[0]
+    assert reply.strip()
+    reply = model.complete(messages, max_tokens=24, avoid=Avoid((evidence,), 8, 3),
+                           on_text=lambda piece: False)  # streamed
+    assert reply.strip()
 
 
 @pytest.mark.e2e

@@ -42,7 +42,8 @@ class CallRecord:
 class Avoid:
     """Runs of `words` words of `texts` that a reply's lines ("- ...") may not repeat (a
     writer asked to write from evidence, not to copy it: `copying.py`). An in-process
-    model keeps to it while decoding; a server model cannot be asked to, and ignores it."""
+    model keeps to it while decoding; llama-server is asked to by its DRY sampler
+    (`bodies.copy_penalty`: a penalty, not a rule); other servers ignore it."""
 
     texts: tuple[str, ...]
     words: int

@@ -252,10 +252,14 @@ class RemoteChatModel:
         return self._overhead
 
     # -- replies ------------------------------------------------------------------------
-    def _chat_request(self, messages, grammar, max_tokens, attempt, stream) -> dict:
-        return chat_body(self.api, self.model, messages, grammar=grammar, max_tokens=max_tokens,
+    def _chat_request(self, messages, grammar, max_tokens, attempt, stream,
+                      avoid: Avoid | None = None) -> dict:
+        body = chat_body(self.api, self.model, messages, grammar=grammar, max_tokens=max_tokens,
                          sampling=self.sampling, attempt=attempt, stream=stream,
                          vllm_new=self.vllm_new)
+        if avoid is not None and avoid.words and self.flavour == "llama-server":
+            body.update(bodies.copy_penalty(avoid.words, self.n_ctx))  # the copy guard, as DRY
+        return body
 
     def _ask(self, url: str, body: dict, purpose: str) -> Reply:
         chat = "messages" in body
@@ -295,14 +299,15 @@ class RemoteChatModel:
         attempt: int = 0,
         purpose: str = "",
         on_text: OnText | None = None,
-        avoid: Avoid | None = None,  # a server cannot be asked to keep to it
+        avoid: Avoid | None = None,  # llama-server: as its DRY sampler (`bodies.copy_penalty`)
     ) -> str:
         if on_text is None:
             return self.complete_many(
-                [Request(messages, grammar, max_tokens, purpose)], attempt=attempt)[0]
+                [Request(messages, grammar, max_tokens, purpose, avoid=avoid)],
+                attempt=attempt)[0]
         self._allowed(1)
         started = time.perf_counter()
-        body = self._chat_request(messages, grammar, max_tokens, attempt, True)
+        body = self._chat_request(messages, grammar, max_tokens, attempt, True, avoid)
         reply = self._servers.send(lambda url: self._stream(url, body, on_text, purpose))
         if not reply.prompt_tokens:  # a server that gives no usage when streaming
             reply.prompt_tokens = self.prompt_tokens(messages)
@@ -314,8 +319,8 @@ class RemoteChatModel:
         allowed = self._allowed(len(requests))
         todo = requests[:allowed]
         started = time.perf_counter()
-        bodies = [self._chat_request(r.messages, r.grammar, r.max_tokens, attempt, False)
-                  for r in todo]
+        bodies = [self._chat_request(r.messages, r.grammar, r.max_tokens, attempt, False,
+                                     r.avoid) for r in todo]
         replies = self._map(lambda i, url: self._ask(url, bodies[i], todo[i].purpose),
                             list(range(len(todo))))
         seconds = (time.perf_counter() - started) / max(1, len(todo))
