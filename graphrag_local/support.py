@@ -416,15 +416,28 @@ def _apart(words: list[str], clauses: list[int], end: int, start: int) -> bool:
     return any(w not in FUNCTION_WORDS for w in said)
 
 
+_GOES_ON = frozenset({"and", "but", "then"})  # ", and hung his head": the subject goes on
+
+
 def _clause_of(text: str) -> list[int]:
     """For each word of `text` (as `_WORD` finds them), the number of its clause: how many
-    clause marks stand before it (the full stop of "Mr." and the like not one)."""
+    clause marks stand before it (the full stop of "Mr." and the like not one). A comma
+    before "and", "but" or "then" and a word in lower case that is not a function word
+    goes on with the same subject, so with the same clause ("Scrooge entered timidly, and
+    hung his head before this Spirit": Scrooge hung his head); before a name, an article
+    or a pronoun a new one begins ("... kissed him, and Peter and himself shook hands")."""
+    found = list(_WORD.finditer(text))
     out, marks, at, last = [], 0, 0, ""
-    for m in _WORD.finditer(text):
+    for i, m in enumerate(found):
         gap = text[at:m.start()]
         if gap.startswith(".") and last in TITLES:
             gap = gap[1:]
         marks += len(_CLAUSE.findall(gap))
+        if (gap.strip() == "," and m.group(0).lower() in _GOES_ON and i + 1 < len(found)
+                and text[m.end():found[i + 1].start()] == " "
+                and found[i + 1].group(0).islower()
+                and found[i + 1].group(0) not in FUNCTION_WORDS):
+            marks -= 1
         out.append(marks)
         at, last = m.end(), m.group(0)
     return out

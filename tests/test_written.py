@@ -96,6 +96,9 @@ def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
               "kissed him, and Peter and himself shook hands."]
     verdict = support.check("The two young Cratchit kissed Peter.", kissed)
     assert not verdict.ok and "related in nothing it cites" in verdict.reason, verdict
+    # after ", and" a verb goes on with the same subject: Scrooge hung his head
+    assert support.check("Scrooge entered timidly and hung his head before this Spirit.",
+                         ["Scrooge entered timidly, and hung his head before this Spirit."]).ok
     assert support.check("At that time, there was no Oculus or Vive or Windows Mixed Reality "
                          "or Unity.", ["At that time, there was no Oculus, right, no Vive, no "
                                        "Windows Mixed Reality, no Unity, so there was not "
