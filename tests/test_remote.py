@@ -273,6 +273,35 @@ def test_llama_server_is_asked_to_keep_to_the_copy_guard_by_its_dry_sampler():
     assert not any(k.startswith("dry_") for k in plain[0])
 
 
+def test_llama_server_marks_a_writers_unlikely_tokens_from_its_logprobs():
+    """A writer's request asks for the tokens' log-probabilities (llama-server's are the
+    model's own, before the grammar); a token taken under 1% is marked at its line's end
+    as the in-process decoder marks it (`decode.annotated`), for the same garble tests."""
+    tokens = [("- The", -0.4), (" dog", -5.4), (" sat", -1.6), (" [1]", -0.1), ("\n", -0.1),
+              ("- It", -0.2), (" ran", -0.3), (" [1]", -0.1)]
+    text = "".join(t for t, _ in tokens)
+    chat = {"choices": [{"message": {"content": text}, "finish_reason": "stop",
+                         "logprobs": {"content": [{"token": t, "logprob": lp}
+                                                  for t, lp in tokens]}}],
+            "usage": {"prompt_tokens": 30, "completion_tokens": 8}}
+    with scripted(llama_server_routes(**{"/v1/chat/completions": (200, chat)})) as server:
+        m = RemoteChatModel(server.url, MODEL_ID)
+        marked, plain = m.complete_many([Request(USER, None, 20, "write", mark_unlikely=True),
+                                         Request(USER, None, 21)])
+    assert marked.splitlines() == ["- The dog sat [1] ~5", "- It ran [1]"]
+    posts = {b["max_tokens"]: b for cmd, path, b, _ in server.seen if path.endswith("completions")}
+    assert posts[20]["logprobs"] is True and "logprobs" not in posts[21]
+    # the tokens do not spell the text (a character split over two): nothing is marked
+    assert bodies_reply({"choices": [{"message": {"content": "é"}, "logprobs": {
+        "content": [{"token": "\ufffd", "logprob": -9.0}]}}]}).text == "é"
+
+
+def bodies_reply(answer: dict):
+    from graphrag_local.models.bodies import reply
+
+    return reply(answer, True)
+
+
 def test_vllm_dialect_picks_the_field_by_version():
     def routes(version: str) -> dict:
         return {
@@ -514,7 +543,8 @@ def test_complete_returns_text_and_a_call_record(model):
 @pytest.mark.e2e
 def test_a_writer_request_with_the_copy_guard_is_answered(model):
     """llama-server is asked to keep to the copy guard by DRY (`bodies.copy_penalty`);
-    a version that refused a field (dry_penalty_last_n -1 was refused) fails the write."""
+    a version that refused a field (dry_penalty_last_n -1 was refused) fails the write.
+    And it marks the tokens the model gave under 1% (`bodies.unlikely_offsets`)."""
     from graphrag_local.models.protocol import Avoid
 
     evidence = "Mara Quill founded the Aldren Water Trust in 2015 to protect the river."
@@ -525,6 +555,11 @@ def test_a_writer_request_with_the_copy_guard_is_answered(model):
     reply = model.complete(messages, max_tokens=24, avoid=Avoid((evidence,), 8, 3),
                            on_text=lambda piece: False)  # streamed
     assert reply.strip()
+    if model.flavour == "llama-server":  # its log-probabilities mark an unlikely token
+        said = [{"role": "user", "content": "Repeat exactly: The cat sat on the mat."}]
+        forced = model.complete_many([Request(said, 'root ::= "The cat sat xylophone."', 24,
+                                              "write", mark_unlikely=True)])[0]
+        assert forced.startswith("The cat sat xylophone. ~11,"), forced  # at " xylophone"
 
 
 @pytest.mark.e2e

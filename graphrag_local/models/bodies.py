@@ -8,11 +8,13 @@ What it does not do: send anything (`transport.py`), tokenize (the server does, 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError
+from .decode import UNLIKELY_P, annotated
 from .protocol import Message, Sampling
 
 OPTION_BOOST = 60.0  # logit_bias on the options' own tokens (vLLM caps a bias at 100)
@@ -168,10 +170,34 @@ def choice_body(api: str, model: str, prompt: str, options: tuple[str, ...], *,
 
 # -- answers --------------------------------------------------------------------------
 def reply(answer: dict, chat: bool) -> Reply:
-    """The reply in a /v1/chat/completions (`chat`) or /v1/completions answer."""
+    """The reply in a /v1/chat/completions (`chat`) or /v1/completions answer; where the
+    answer holds its tokens' log-probabilities (llama-server, asked for them by a
+    writer's request), each line marked where the model itself gave a token it took
+    under `decode.UNLIKELY_P`, as the in-process decoder marks it (`decode.annotated`)."""
     choice = (answer.get("choices") or [{}])[0]
     text = (choice.get("message") or {}).get("content") if chat else choice.get("text")
-    return Reply(text or "", choice.get("finish_reason") or "stop", *usage(answer))
+    text = text or ""
+    offsets = unlikely_offsets(choice, text)
+    if offsets:
+        text = annotated(text, offsets)
+    return Reply(text, choice.get("finish_reason") or "stop", *usage(answer))
+
+
+def unlikely_offsets(choice: dict, text: str) -> list[int]:
+    """Where in `text` each token starts that the model gave under `UNLIKELY_P`, from the
+    choice's `logprobs` (llama-server's are the model's own, before the grammar and the
+    sampler's penalties: the in-process decoder's measure). None where the tokens do not
+    spell the text (a character split over two tokens)."""
+    content = (choice.get("logprobs") or {}).get("content") or []
+    pieces = [t.get("token") or "" for t in content]
+    if not content or "".join(pieces) != text:
+        return []
+    out, at = [], 0
+    for piece, t in zip(pieces, content):
+        if float(t.get("logprob", 0.0)) < math.log(UNLIKELY_P):
+            out.append(at)
+        at += len(piece)
+    return out
 
 
 def usage(answer: dict) -> tuple[int, int, int]:

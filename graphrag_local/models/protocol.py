@@ -60,7 +60,8 @@ class Request:
     purpose: str = ""
     avoid: Avoid | None = None
     # mark where the reply's tokens were unlikely to the model itself (`decode.annotated`):
-    # an in-process model does; a server model cannot, and ignores it
+    # an in-process model does, llama-server from its tokens' log-probabilities
+    # (`bodies.unlikely_offsets`); other servers cannot, and ignore it
     mark_unlikely: bool = False
 
 

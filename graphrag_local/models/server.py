@@ -253,12 +253,15 @@ class RemoteChatModel:
 
     # -- replies ------------------------------------------------------------------------
     def _chat_request(self, messages, grammar, max_tokens, attempt, stream,
-                      avoid: Avoid | None = None) -> dict:
+                      avoid: Avoid | None = None, mark: bool = False) -> dict:
         body = chat_body(self.api, self.model, messages, grammar=grammar, max_tokens=max_tokens,
                          sampling=self.sampling, attempt=attempt, stream=stream,
                          vllm_new=self.vllm_new)
-        if avoid is not None and avoid.words and self.flavour == "llama-server":
-            body.update(bodies.copy_penalty(avoid.words, self.n_ctx))  # the copy guard, as DRY
+        if self.flavour == "llama-server":
+            if avoid is not None and avoid.words:  # the copy guard, as DRY
+                body.update(bodies.copy_penalty(avoid.words, self.n_ctx))
+            if mark and not stream:  # its tokens' log-probabilities mark the unlikely ones
+                body["logprobs"] = True
         return body
 
     def _ask(self, url: str, body: dict, purpose: str) -> Reply:
@@ -320,7 +323,7 @@ class RemoteChatModel:
         todo = requests[:allowed]
         started = time.perf_counter()
         bodies = [self._chat_request(r.messages, r.grammar, r.max_tokens, attempt, False,
-                                     r.avoid) for r in todo]
+                                     r.avoid, r.mark_unlikely) for r in todo]
         replies = self._map(lambda i, url: self._ask(url, bodies[i], todo[i].purpose),
                             list(range(len(todo))))
         seconds = (time.perf_counter() - started) / max(1, len(todo))
