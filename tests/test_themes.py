@@ -326,3 +326,29 @@ def test_a_short_question_is_quoted_after_every_statement():
     ranked = [Quote(t, Source("c", k, k + 1), ("S1",), 1.0 - k / 10) for k, t in enumerate(
         ["'Is it?' said Scrooge.", "The clerk promised that he would; and Scrooge walked out."])]
     assert [q.text for q in choose_quotes(ranked, 1)] == [ranked[1].text]
+
+
+def test_a_question_about_an_entity_as_a_whole_is_answered_from_its_description_first():
+    """Asked "Who is Jacob Marley?", local quoted "'Old Jacob Marley, tell me more!" and
+    "O Jacob Marley!" first (nearest the question); his description opens "Old Marley was
+    as dead as a door-nail." A question that asks something of him keeps the nearest."""
+    from dataclasses import replace
+
+    from graphrag_local.search import extractive as ex
+    from graphrag_local.settings import QuerySettings
+
+    s = index()
+    data = s._data
+    chairs = s.sources[5]  # "Cy chairs the festival committee ..."
+    data.entities["Cy"] = replace(data.entities["Cy"], sources=(chairs,),
+                                  aliases=(("Cyrus Vale", 2),))
+    q = np.zeros(6, dtype=np.float32)
+    q[2] = 1.0  # nearest "Cy paints murals ..."
+    first = lambda question: ex.local(  # noqa: E731
+        ex.Answering(question, data, None, QuerySettings(quote_count=2), False, None, 0.0,
+                     lambda: None), s, q, ["Cy"], ("Cy",)).answer.splitlines()[0]
+    assert first("Who is Cy?").startswith("- Cy chairs the festival committee")
+    assert first("Who is Cyrus Vale?").startswith("- Cy chairs")  # by another of its names
+    assert first("What does Cy paint?").startswith("- Cy paints murals")
+    assert ex.asks_about("What is the Aldren Water Trust?",
+                         replace(data.entities["Cy"], name="Aldren Water Trust"))

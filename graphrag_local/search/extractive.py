@@ -29,9 +29,10 @@ import numpy as np
 from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
-from ..schema import Source
-from ..sentences import is_statement, near_duplicate, squash, word_count
+from ..schema import Entity, Source
+from ..sentences import is_statement, near_duplicate, squash, word_count, words
 from ..settings import QuerySettings
+from ..support import FUNCTION_WORDS
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
@@ -339,10 +340,30 @@ def basic(a: Answering, hits: list[tuple[Source, float]]) -> SearchResult:
 NAMED_BONUS = 0.15
 
 
+# the words of "who is", "tell me about" in the European languages of the index's
+# documents (English ones are function words)
+ASKING = frozenset("""tell describe wer was ist sind war qui que quoi qu est c ce sont était
+quién quien qué que es son era fue кто что такой такая такое такие это был была""".split())
+
+
+def asks_about(question: str, entity: Entity) -> bool:
+    """Whether `question` asks about `entity` as a whole: past its names (any it is
+    called by) it says only function words ("Who is Jacob Marley?", "What is the Aldren
+    Water Trust?", "Wer ist Effi?"), not what about it ("What did Elena Voss promise?").
+    Not in Chinese or Japanese, whose words run together."""
+    names = {w for n in (entity.name, *(a for a, _ in entity.aliases)) for w in words(n)}
+    return not (words(question) - names - FUNCTION_WORDS - ASKING)
+
+
 def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str],
           named: tuple[str, ...] = ()) -> SearchResult:
     """Every sentence naming one of the entities nearest the question, nearest first; one
-    naming an entity the question names (`named`) by `NAMED_BONUS` nearer."""
+    naming an entity the question names (`named`) by `NAMED_BONUS` nearer. A question
+    about one entity as a whole (`asks_about`) is answered from its description first:
+    its sentences as the build ranked them (a statement whose subject it is first).
+    Asked "Who is Jacob Marley?", the nearest were "'Old Jacob Marley, tell me more!"
+    and "O Jacob Marley!"; his description opens "Old Marley was as dead as a
+    door-nail."."""
     rows = sentences.rows_naming(names)
     sims = sentences.similarity(q, rows)
     if named and len(rows):
@@ -350,6 +371,10 @@ def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str
         sims = sims + NAMED_BONUS * np.fromiter((r in asked for r in rows.tolist()), np.float32,
                                                 len(rows))
     order = np.argsort(-sims, kind="stable")
+    if len(named) == 1 and asks_about(a.question, entity := a.data.entities[named[0]]):
+        described = sentences.rows_of(entity.sources).tolist()
+        first = {r: k for k, r in enumerate(described)}
+        order = sorted(order.tolist(), key=lambda k: first.get(int(rows[k]), len(first)))
     quotes = [row_quote(sentences, a.data, int(rows[k]), float(sims[k])) for k in order[:200]]
     cites = [Citation("entity", f"E{i}", a.data.entities[n].id, n, a.data.entities[n].type)
              for i, n in enumerate(names, 1)]
