@@ -186,8 +186,8 @@ def reply(answer: dict, chat: bool) -> Reply:
 def unlikely_offsets(choice: dict, text: str) -> list[int]:
     """Where in `text` each token starts that the model gave under `UNLIKELY_P`, from the
     choice's `logprobs` (llama-server's are the model's own, before the grammar and the
-    sampler's penalties: the in-process decoder's measure). None where the tokens do not
-    spell the text (a character split over two tokens)."""
+    sampler's penalties: the in-process decoder's measure). Empty where the tokens do not
+    spell the text (a character split over two tokens) or the answer has no logprobs."""
     content = (choice.get("logprobs") or {}).get("content") or []
     pieces = [t.get("token") or "" for t in content]
     if not content or "".join(pieces) != text:

@@ -322,9 +322,9 @@ class RemoteChatModel:
         allowed = self._allowed(len(requests))
         todo = requests[:allowed]
         started = time.perf_counter()
-        bodies = [self._chat_request(r.messages, r.grammar, r.max_tokens, attempt, False,
-                                     r.avoid, r.mark_unlikely) for r in todo]
-        replies = self._map(lambda i, url: self._ask(url, bodies[i], todo[i].purpose),
+        payloads = [self._chat_request(r.messages, r.grammar, r.max_tokens, attempt, False,
+                                       r.avoid, r.mark_unlikely) for r in todo]
+        replies = self._map(lambda i, url: self._ask(url, payloads[i], todo[i].purpose),
                             list(range(len(todo))))
         seconds = (time.perf_counter() - started) / max(1, len(todo))
         for r, reply in zip(todo, replies):

@@ -343,7 +343,7 @@ NAMED_BONUS = 0.15
 # the words of "who is", "tell me about" in the European languages of the index's
 # documents (English ones are function words)
 ASKING = frozenset("""tell describe wer was ist sind war qui que quoi qu est c ce sont était
-quién quien qué que es son era fue кто что такой такая такое такие это был была""".split())
+quién quien qué es son era fue кто что такой такая такое такие это был была""".split())
 
 
 def asks_about(question: str, entity: Entity) -> bool:
