@@ -198,6 +198,38 @@ def stutters(sentence: str, sources: list[str]) -> str:
     return ""
 
 
+AGAIN_WITHIN = 3  # words on, at most, that a word said again is a garble (`says_again`)
+
+
+def says_again(sentence: str, sources: list[str]) -> str:
+    """A word of four letters or more, not a function word, that the sentence says again
+    at most `AGAIN_WITHIN` words on where no cited sentence does, or "": the 1.5B spliced
+    two pieces of its evidence on one word ("The Greywater Fishing Cooperative opposes the
+    dredging opposes the plan.", "one of the most influential and influential leaders",
+    "a microprocessor company, not a company"). A name is not one (`doubled_name` reads
+    names). Of the 499 lines of docs/eval_runs/writer_*.jsonl, it finds 9 distinct ones:
+    none labelled supported; 8 read as garbled or false; 1 whole ("As the Cloud became
+    larger, it became more and more concerned ...", dropped there already by the
+    writer's own reading). Latin-script text only."""
+    if CJK.search(sentence):
+        return ""
+    found = _WORD.findall(sentence)
+    words = [w.lower() for w in found]
+    named = {w.lower() for w in found if w[:1].isupper()}
+    cited = [[w.lower() for w in _WORD.findall(s)] for s in sources]
+
+    def again(ws: list[str], w: str) -> bool:
+        at = [i for i, x in enumerate(ws) if x == w]
+        return any(b - a <= AGAIN_WITHIN for a, b in zip(at, at[1:]))
+
+    for w in dict.fromkeys(words):
+        if (len(w) >= 4 and w.isalpha() and w not in FUNCTION_WORDS and w not in named
+                and again(words, w)
+                and not any(again(c, w) for c in cited)):
+            return w
+    return ""
+
+
 def names_only(sentence: str) -> bool:
     """Whether the sentence only names something ("The Millbrook Flood.", "Today in the
     U."): each word a function word or a word of a name, and none a verb of them ("is":

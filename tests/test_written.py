@@ -124,6 +124,22 @@ def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
                          ["Mr. Fezziwig danced with Mrs. Fezziwig all night."]).ok
 
 
+def test_a_word_said_again_a_few_words_on_is_a_garble_unless_its_source_says_it_so():
+    # the sample corpus's "Who opposes the dredging?", written by the 1.5B: kept before
+    source = ["The Greywater Fishing Cooperative opposes the dredging plan."]
+    assert garbles.says_again("The Greywater Fishing Cooperative opposes the dredging "
+                              "opposes the plan.", source) == "opposes"
+    ok, reason = wr.verdict("The Greywater Fishing Cooperative opposes the dredging "
+                                 "opposes the plan.", source)
+    assert not ok and "again" in reason
+    assert garbles.says_again("The Cooperative opposes the dredging plan.", source) == ""
+    assert garbles.says_again("Rabbit ran off, lippety, lippety.",
+                              ["Rabbit ran off, lippety, lippety, to the Whale."]) == ""
+    # a name said again is `doubled_name`'s to judge, a function word nobody's
+    assert garbles.says_again("Scrooge told Scrooge's nephew no.", ["Scrooge told him no."]) == ""
+    assert garbles.says_again("It grew more and more cold.", ["It grew cold."]) == ""
+
+
 def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert garbles.stutters("There was a new king who who hated the Israelites.",
                             ["There was a new king, who hated the Israelites."]) == "who"

@@ -499,6 +499,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, "ends on a verb that needs more"
     if stutter := garbles.stutters(text, sources):
         return False, f"says '{stutter}' twice in a row (garbled)"
+    if again := garbles.says_again(text, sources):
+        return False, f"says '{again}' again a few words on (garbled)"
     if garbles.names_only(text):
         return False, "names something and says nothing of it"
     if garbles.says_little(text):
