@@ -375,7 +375,7 @@ class Session:
                                     (self.data.chunk_ref[self.sentences.sources[r].chunk_id],))
                         for r in rows]
             out[group.key] = wr.read_topic(reply, evidence, group.title, self.data.name_words,
-                                           self.settings.query.writer_bound)
+                                           self.settings.query.writer_bound, self.data.cased)
         return out
 
     def _report_requests(self, ids: list[str] | None = None):

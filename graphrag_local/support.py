@@ -21,7 +21,9 @@ only when the sentences it cites hold
 4. two names it relates, related there the same way round (`misrelated`); a word it
    hangs on a name ("Scrooge's sister", "the sister of Scrooge") hung on that name there,
    and a name it says another is ("Fred was Scrooge's niece") put in one statement with it
-   there (`misattached`);
+   there (`misattached`); a transcript's speaker it opens with, not said to do what their
+   own line says of someone else ("DIO GONZALEZ is a mentor" of "DIO GONZALEZ: And she's
+   also a mentor": `speaker_as_doer`);
 5. no reading of its own: a frame word said as what something is ("which is a central
    theme of the story") is said so there (`reading`).
 
@@ -137,6 +139,8 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
         return Support(False, f"'{wrong[0]}' and '{wrong[1]}' {wrong[2]}")
     if hung := misattached(sentence, sources):
         return Support(False, f"'{hung}' said of no name it cites")
+    if other := speaker_as_doer(sentence, sources):
+        return Support(False, f"says of {other[0]} what their line says of '{other[1]}'")
     if called := reading(sentence, given):
         return Support(False, f"calls something a {called}, which what it cites does not")
     return Support(True, "")
@@ -402,6 +406,58 @@ def _speaks(source: str, name: list[str]) -> bool:
     it opens with the name and a colon ("WENCES CASARES: Current narrative ...")."""
     head, colon, _said = source.lstrip(" \t'\"‘“-").partition(":")
     return bool(colon) and [w.lower() for w in _WORD.findall(head)] == name
+
+
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
+# who a line of speech says did something, where it is not its speaker
+OTHERS = frozenset("you your he him his she her it its they them their this that".split())
+
+
+def speaker_as_doer(sentence: str, sources: list[str]) -> tuple[str, str] | None:
+    """A sentence that opens with a transcript's speaker and says they did or are what
+    their own line (cited, and naming them only as its speaker: "DIO GONZALEZ: ...") says
+    of someone else: "DIO GONZALEZ is a mentor and advocate for girls and women in tech"
+    of "DIO GONZALEZ: And she's also a mentor and an advocate for girls and women in
+    tech", "FEI-FEI LI started as a summer camp at Stanford" of "FEI-FEI LI: It started as
+    a summer camp at Stanford". Who did it is the nearest person before the deed in their
+    line: a pronoun or a name. In the first person ("KEVIN SCOTT: ... I'm still very, very
+    bullish": "KEVIN SCOTT is bullish"), or where the sentence says they say it ("KEVIN
+    SCOTT mentions ...", `SAYING`), their line bears it out. Returns the speaker and who
+    their line says did it, or None."""
+    if CJK.search(sentence):
+        return None
+    runs = name_runs(sentence)
+    words = _WORD.findall(sentence)
+    if not runs or runs[0][0] != 0 or runs[0][1] >= len(words):
+        return None
+    _start, end, name = runs[0]
+    speaker = name.lower().split()
+    name = sentence[:list(_WORD.finditer(sentence))[end - 1].end()]  # as written: "FEI-FEI LI"
+    if _saying(words[end:end + 2]):
+        return None  # "KEVIN SCOTT mentions ...", "KEVIN SCOTT also said ..."
+    deed = next((w.lower() for w in words[end:]
+                 if w.lower() not in FUNCTION_WORDS and w.lower() not in FRAME_WORDS), None)
+    own = [s for s in sources if _speaks(s, speaker)]
+    if deed is None or not own:
+        return None
+    for source in sources:  # a line that names them itself is judged by the other checks
+        said = source.partition(":")[2] if source in own else source
+        if name_at([w.lower() for w in _WORD.findall(said)], speaker):
+            return None
+    doers = []
+    for source in own:
+        said = _WORD.findall(source.partition(":")[2])
+        low = [w.lower() for w in said]
+        if deed not in low:
+            continue
+        for k in range(low.index(deed) - 1, -1, -1):
+            w = low[k]
+            if w in FIRST_PERSON:
+                return None
+            if w in OTHERS or (k and said[k][:1].isupper() and w not in FUNCTION_WORDS):
+                doers.append(said[k])
+                break
+    return (name, doers[0]) if doers else None
 
 
 def _apart(words: list[str], clauses: list[int], end: int, start: int) -> bool:

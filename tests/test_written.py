@@ -124,6 +124,34 @@ def test_two_names_in_two_clauses_of_what_it_cites_are_not_related():
                          ["Mr. Fezziwig danced with Mrs. Fezziwig all night."]).ok
 
 
+def test_a_speaker_is_not_said_to_do_what_their_line_says_someone_else_did():
+    """The 1.5B made a transcript's speaker the subject of what their line says of someone
+    else (the podcast's answers, kept before): "DIO GONZALEZ is a mentor ..." of "DIO
+    GONZALEZ: And she's also a mentor ...", "FEI-FEI LI started as a summer camp ..." of
+    "FEI-FEI LI: It started as a summer camp ...". Said in the first person, or said to be
+    said, it stands."""
+    mentor = ["DIO GONZALEZ:  And she's also a mentor and an advocate for girls and women in "
+              "tech."]
+    verdict = support.check_one("DIO GONZALEZ is a mentor and advocate for girls and women "
+                                "in tech.", mentor)
+    assert not verdict.ok and "'she'" in verdict.reason, verdict
+    camp = ["FEI-FEI LI:  It started as a summer camp at Stanford about five years ago."]
+    assert support.speaker_as_doer("FEI-FEI LI started as a summer camp at Stanford.",
+                                   camp) == ("FEI-FEI LI", "It")
+    wences = ["KEVIN SCOTT: Yeah, Wences is a true serial entrepreneur."]
+    assert support.speaker_as_doer("KEVIN SCOTT is a serial entrepreneur.", wences) == (
+        "KEVIN SCOTT", "Wences")
+    bullish = ["KEVIN SCOTT: Yeah, and I'm still very, very bullish and hopeful about the "
+               "American tech scene."]
+    assert support.check_one("KEVIN SCOTT is bullish and hopeful about the American tech "
+                             "scene.", bullish).ok
+    assert support.check_one("DIO GONZALEZ mentions a mentor and an advocate for girls and "
+                             "women in tech.", mentor).ok
+    # not a speaker's own line: the other checks judge it
+    assert support.speaker_as_doer("Scrooge bent down upon his knee.",
+                                   ["When it came near him, Scrooge bent down upon his knee."]) is None
+
+
 def test_a_word_said_again_a_few_words_on_is_a_garble_unless_its_source_says_it_so():
     # the sample corpus's "Who opposes the dredging?", written by the 1.5B: kept before
     source = ["The Greywater Fishing Cooperative opposes the dredging plan."]
@@ -189,6 +217,23 @@ def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
                              [wr.Evidence(t, (f"S{i}",)) for i, t in enumerate(sources, 1)], [],
                              max_tokens=100)
     assert (out.kept, out.dropped) == (1, 1)
+
+
+def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
+    """The 1.5B copies a transcript's speaker label into its lines ("KEVIN SCOTT
+    discusses ..."); a kept line shows the entity's name ("Kevin Scott"). Capitals that
+    name no entity stay, and a quote is not a written line."""
+    cased = {"kevin scott": "Kevin Scott", "fei fei li": "Fei-Fei Li"}
+    assert wr.recased("KEVIN SCOTT and FEI-FEI LI talk with NASA JPL.", cased) == (
+        "Kevin Scott and Fei-Fei Li talk with NASA JPL.")
+    source = ["KEVIN SCOTT: Yeah, the entrepreneurial scene in China is vibrant."]
+    reply = "- KEVIN SCOTT discusses the entrepreneurial scene in China [1]\n"
+    shown: list[str] = []
+    out, _checker = wr.write(FakeChatModel([reply]), load_prompts(), "What about China?",
+                             [wr.Evidence(source[0], ("S1",))], [], max_tokens=100,
+                             on_text=shown.append, cased=cased)
+    assert out.kept == 1 and shown == [
+        "- Kevin Scott discusses the entrepreneurial scene in China [S1]\n"], shown
 
 
 def test_markup_around_a_word_is_not_part_of_it():

@@ -23,6 +23,7 @@ from ..schema import (
     Relationship,
 )
 from ..settings import QuerySettings
+from ..stages.ground import normalise
 
 Count = Callable[[str], int]
 REF = re.compile(r"\b([ERS]\d{1,4})\b")
@@ -264,6 +265,20 @@ class IndexData:
             for alias, _ in e.aliases:
                 counts.setdefault(alias.casefold(), set()).add(e.name)
         return {a: next(iter(ns)) for a, ns in counts.items() if len(ns) == 1}
+
+    @cached_property
+    def cased(self) -> dict[str, str]:
+        """An entity's name by its normalised name and aliases, where the name is not
+        written all in capitals: a written line's "KEVIN SCOTT" (a transcript's speaker
+        label) is shown as "Kevin Scott" (`written.recased`). A form two entities share
+        is left out."""
+        out: dict[str, set[str]] = {}
+        for e in self.entities.values():
+            if e.name.upper() == e.name:
+                continue
+            for form in [e.name] + [alias for alias, _ in e.aliases]:
+                out.setdefault(normalise(form), set()).add(e.name)
+        return {k: next(iter(v)) for k, v in out.items() if k and len(v) == 1}
 
     @cached_property
     def name_words(self) -> frozenset[str]:

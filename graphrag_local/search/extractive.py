@@ -222,7 +222,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_lines=wr.LEAD_LINES if focused else 8,
                             languages=a.data.languages,
                             group_names=_ranked_members(a.data, members),
-                            named_in=a.data.named_in)
+                            named_in=a.data.named_in, cased=a.data.cased)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)

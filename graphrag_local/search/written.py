@@ -51,6 +51,9 @@ again beside the sentence it cites first (`REREAD_TOKENS` tokens it then gives u
 counted once as the reply is written and kept with it: "The Spirits of all Three shall
 strive to within me.", written with no unlikely token).
 
+A kept line shows a name it copied in capitals (a transcript's speaker label, "KEVIN
+SCOTT") as the index writes the entity, "Kevin Scott" (`recased`).
+
 What it deliberately does not do: choose or rank evidence, rewrite a dropped sentence,
 or let the writer cite what it was not given (the grammar has no other numbers)."""
 
@@ -61,7 +64,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -71,6 +74,7 @@ from ..models import Avoid, ChatModel, OnText, Request
 from ..models.protocol import UNLIKELY_MARK
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
+from ..stages.ground import normalise
 from . import headings
 from .bound import bound_grammar, cut
 
@@ -244,7 +248,8 @@ class _Checker:
                  on_text: OnText | None, name_words: frozenset[str] = frozenset(),
                  bound: bool = False, group_names: list[tuple[str, ...] | None] = (),
                  named_in: Callable[[str], list[str]] | None = None,
-                 reread: Callable[[str, str], int] | None = None):
+                 reread: Callable[[str, str], int] | None = None,
+                 cased: Mapping[str, str] | None = None):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         # a line's tokens the writer gives under `REREAD_P` read again beside its source,
         # for a line that does not carry the count (one streamed as it is written: set by
@@ -262,6 +267,7 @@ class _Checker:
         # each topic's entities, most connected first (None: any entity), and what finds
         # the entities a sentence names: the names shown beside a topic's heading
         self.group_names, self.named_in = list(group_names), named_in
+        self.cased = cased or {}  # an entity's name by its normalised form (`recased`)
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -326,6 +332,8 @@ class _Checker:
             ok, reason = False, "retells the sentence an earlier line told"
         if not self.written.sections:
             self.written.sections.append(("", []))
+        if ok:
+            text = recased(text, self.cased)
         self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
         if ok:
             self.written.kept += 1
@@ -467,6 +475,22 @@ def _echoes_request(heading: str) -> bool:
     return len(words) >= 3 and re.findall(r"\w+", TOPIC_QUESTION.lower())[:len(words)] == words
 
 
+# a run of two or more words in capitals ("KEVIN SCOTT", "FEI-FEI LI"): a transcript's
+# speaker label, which the writer copies into its own sentences
+_SHOUTED = re.compile(r"\b[A-Z][A-Z'’.]*(?:-[A-Z][A-Z'’.]*)*(?: [A-Z][A-Z'’.]*(?:-[A-Z][A-Z'’.]*)*)+\b")
+
+
+def recased(text: str, cased: Mapping[str, str]) -> str:
+    """A written line with each name it writes in capitals as the index writes the entity
+    (`cased`: an entity's name by its normalised name or alias, where the name is not all
+    capitals): "KEVIN SCOTT discusses ..." of "KEVIN SCOTT: ..." reads "Kevin Scott
+    discusses ...". Capitals that name no entity ("NASA JPL") stay."""
+    def one(m: re.Match) -> str:
+        return cased.get(normalise(m.group(0)), m.group(0))
+
+    return _SHOUTED.sub(one, text) if cased else text
+
+
 def _listed(names: list[str]) -> str:
     """Names in a list of no language ("and" would be English in a French answer)."""
     return ("、" if CJK.search("".join(names)) else ", ").join(names)
@@ -518,14 +542,15 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           cache: ReplyCache | None = None, max_words: int = 400,
           languages: frozenset[str] = frozenset(),
           group_names: list[tuple[str, ...] | None] = (),
-          named_in: Callable[[str], list[str]] | None = None) -> tuple[Written, _Checker]:
+          named_in: Callable[[str], list[str]] | None = None,
+          cased: Mapping[str, str] | None = None) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
     Themes" section citing the first sentences). Returns the checked answer and its
     reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
-                       group_names, named_in)
+                       group_names, named_in, cased=cased)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
@@ -727,11 +752,12 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
 
 
 def read_topic(reply: str, evidence: list[Evidence], title: str,
-               name_words: frozenset[str] = frozenset(), bound: bool = True) -> dict:
+               name_words: frozenset[str] = frozenset(), bound: bool = True,
+               cased: Mapping[str, str] | None = None) -> dict:
     """A topic's cached reply read as an answer reads it (a written report, for `show
     reports --writer`): the heading shown (the writer's, or `title` where it fails), the
     lines the check kept with their refs, and how many it dropped."""
-    checker = _Checker(evidence, [title], "", None, name_words, bound)
+    checker = _Checker(evidence, [title], "", None, name_words, bound, cased=cased)
     checker.written.sections.append(("", []))
     checker.groups.append(0)
     checker(reply if reply.endswith("\n") else reply + "\n")
