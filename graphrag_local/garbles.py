@@ -103,13 +103,17 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
     word so ("The flood water also covered the main." of "the main road"; "... the book
     Closing the Innovation." of "Closing the Innovation Gap": over the 369 distinct lines
     shown in the stored runs, 6 such, all false or garbled, and 5 of the labelled lines,
-    all unsupported)."""
+    all unsupported); or with a possessive and one word where the phrase goes on to its
+    noun ("... turned up on its ghostly." of "... on its ghostly forehead":
+    `_goes_on_to_a_noun`; none of the 499 lines of docs/eval_runs/writer_*.jsonl, 20 of
+    which end on a possessive and a word)."""
     words = [w.lower() for w in _WORD.findall(sentence)]
     if len(words) < 3 or CJK.search(sentence):
         return False
     if words[-1] not in OPEN_ENDS:
         return ((words[-1] in FUNCTION_WORDS or words[-2] in ARTICLES)
-                and _goes_straight_on(words[-2:], sources))
+                and _goes_straight_on(words[-2:], sources)) or (
+            words[-2] in POSSESSIVES and _goes_on_to_a_noun(words[-2:], sources))
     goes_on = False
     for s in sources:
         cited = [w.lower() for w in _WORD.findall(s)]
@@ -118,6 +122,25 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
             return False
         goes_on = goes_on or bool(at)
     return goes_on
+
+
+POSSESSIVES = frozenset("its his her their my your our".split())
+
+
+def _goes_on_to_a_noun(last: list[str], sources: list[str]) -> bool:
+    """Whether `last` (a possessive and a word) stands in some cited sentence and,
+    wherever it does, a word follows it with no punctuation between that is not a
+    function word: the phrase's noun ("... turned up on its ghostly." of "... on its
+    ghostly forehead"). Not one followed by a function word ("raised his hand to his
+    face": "raised his hand." is whole)."""
+    found = False
+    pattern = re.compile(_phrase(last) + r"(?:\s+(\w+))?", re.IGNORECASE)
+    for s in sources:
+        for m in pattern.finditer(s):
+            if m.group(1) is None or m.group(1).lower() in FUNCTION_WORDS:
+                return False
+            found = True
+    return found
 
 
 def _goes_straight_on(last: list[str], sources: list[str]) -> bool:

@@ -651,6 +651,13 @@ def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_shor
     assert garbles.cut_short("The flood water also covered the main.", source)
     assert not garbles.cut_short("The flood water covered the main road.", source)
     assert not garbles.cut_short("Bob got nearer the ruler.", ["Bob got nearer to the ruler."])
+    # a possessive and one word, where the phrase goes on to its noun (the 1.5B, given an
+    # example reply: "Marley was a ghostly spectacles turned up on its ghostly.")
+    marley = ["It looked at Scrooge as Marley used to look: with ghostly spectacles turned up "
+              "on its ghostly forehead."]
+    assert garbles.cut_short("The spectacles turned up on its ghostly.", marley)
+    assert not garbles.cut_short("The spectacles turned up on its ghostly forehead.", marley)
+    assert not garbles.cut_short("Scrooge raised his hand.", ["Scrooge raised his hand to his face."])
 
 
 def test_a_number_said_with_another_qualifier_fails_the_check():
