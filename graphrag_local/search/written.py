@@ -49,7 +49,11 @@ to tarry for just now desired" of "... as to the end just now desired, until bes
 Scrooge to tarry for a moment"); and one that reads as garbled to the writer itself, read
 again beside the sentence it cites first (`REREAD_TOKENS` tokens it then gives under 1%,
 counted once as the reply is written and kept with it: "The Spirits of all Three shall
-strive to within me.", written with no unlikely token).
+strive to within me.", written with no unlikely token). A streamed reply (a focused
+answer's few lines) is read again, not marked: marked, the sample corpus's 174 lead lines of
+`eval facts` kept 66 instead of 94, and 10 of the 15 distinct lines the marks dropped were
+true ("Tobias Renn is the chief engineer of Aldren Water Trust.", its unlikely tokens where
+the copy guard kept it from copying "of the Aldren Water Trust").
 
 A kept line shows a name it copied in capitals (a transcript's speaker label, "KEVIN
 SCOTT") as the index writes the entity, "Kevin Scott" (`recased`).
