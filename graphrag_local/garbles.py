@@ -339,6 +339,30 @@ def gapped(sentence: str, sources: list[str]) -> str:
     return ""
 
 
+_JOINING = ("and", "or", "but")
+
+
+def unjoined(sentence: str, sources: list[str]) -> str:
+    """Two words the sentence puts side by side that no cited sentence does, where one
+    joins them with "and", "or" or "but" (a comma before it or not): the conjunction
+    left out, two things run together ("... a room above, which was lighted cheerfully
+    hung with Christmas." of "... lighted cheerfully, and hung with Christmas"). None of
+    the 499 lines of docs/eval_runs/writer_*.jsonl is so. The two words, or ""."""
+    if CJK.search(sentence):
+        return ""
+    found = list(_WORD.finditer(sentence))
+    for x, y in zip(found, found[1:]):
+        if sentence[x.end():y.start()] != " ":
+            continue
+        a, b = re.escape(x.group(0)), re.escape(y.group(0))
+        together = re.compile(rf"\b{a}\s+{b}\b", re.IGNORECASE)
+        joined = re.compile(rf"\b{a}\s*[,;]?\s+(?:{'|'.join(_JOINING)})\s+{b}\b", re.IGNORECASE)
+        if (any(joined.search(s) for s in sources)
+                and not any(together.search(s) for s in sources)):
+            return f"{x.group(0)} {y.group(0)}"
+    return ""
+
+
 def _marked(found: list[re.Match], at: list[int]) -> list[int]:
     """The indices in `found` (a sentence's words) of the words the tokens starting at the
     offsets `at` are part of (a token may start with the space before its word), the

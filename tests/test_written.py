@@ -646,6 +646,20 @@ def test_a_cause_its_sources_do_not_state_fails_the_check():
                          ["The boat sank, so Greer left the harbour."]).ok
 
 
+def test_two_words_run_together_where_the_source_joins_them_are_a_garble():
+    """Carol's themes, kept before: "... a room above which was lighted cheerfully hung
+    with Christmas." of "... lighted cheerfully, and hung with Christmas"."""
+    source = ["Meanwhile he left the room, and went upstairs into a room above, which was "
+              "lighted cheerfully, and hung with Christmas."]
+    line = "He went upstairs to the room above which was lighted cheerfully hung with Christmas."
+    assert garbles.unjoined(line, source) == "cheerfully hung"
+    ok, reason = wr.verdict(line, source)
+    assert not ok and "together" in reason
+    assert garbles.unjoined("The room was lighted cheerfully and hung with Christmas.", source) == ""
+    # side by side in the source too: not run together
+    assert garbles.unjoined("Bob and Tim sang.", ["Bob and Tim sang, and Tim sang alone."]) == ""
+
+
 def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_short():
     source = ["The flood water also covered the main road between Millbrook and Port Aldren."]
     assert garbles.cut_short("The flood water also covered the main.", source)

@@ -523,6 +523,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, f"writes '{miscased}' with a capital where what it cites does not (garbled)"
     if gap := garbles.gapped(text, sources):
         return False, f"leaves a word out of what it cites ('{gap}')"
+    if run_together := garbles.unjoined(text, sources):
+        return False, f"runs '{run_together}' together where what it cites joins them (garbled)"
     if garbles.dangles(text, sources):
         return False, "ends on a verb that needs more"
     if stutter := garbles.stutters(text, sources):
