@@ -223,7 +223,12 @@ def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
     """The 1.5B copies a transcript's speaker label into its lines ("KEVIN SCOTT
     discusses ..."); a kept line shows the entity's name ("Kevin Scott"). Capitals that
     name no entity stay, and a quote is not a written line."""
-    cased = {"kevin scott": "Kevin Scott", "fei fei li": "Fei-Fei Li"}
+    entities = {n: Entity(n, n, "PERSON", "", ()) for n in ("Kevin Scott", "Fei-Fei Li", "NASA JPL")}
+    entities["Kevin Scott"] = Entity("Kevin Scott", "Kevin Scott", "PERSON", "", (),
+                                     aliases=(("KEVIN SCOTT", 3),))
+    cased = IndexData(entities=entities, relationships=[], claims=[], chunks={}, reports=[],
+                      communities=[]).cased
+    assert cased == {"kevin scott": "Kevin Scott", "fei fei li": "Fei-Fei Li"}  # not NASA JPL
     assert wr.recased("KEVIN SCOTT and FEI-FEI LI talk with NASA JPL.", cased) == (
         "Kevin Scott and Fei-Fei Li talk with NASA JPL.")
     source = ["KEVIN SCOTT: Yeah, the entrepreneurial scene in China is vibrant."]
