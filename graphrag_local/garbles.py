@@ -105,7 +105,7 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
     shown in the stored runs, 6 such, all false or garbled, and 5 of the labelled lines,
     all unsupported); or with a possessive and one word where the phrase goes on to its
     noun ("... turned up on its ghostly." of "... on its ghostly forehead":
-    `_goes_on_to_a_noun`; none of the 499 lines of docs/eval_runs/writer_*.jsonl, 20 of
+    `_goes_straight_on`; none of the 499 lines of docs/eval_runs/writer_*.jsonl, 20 of
     which end on a possessive and a word)."""
     words = [w.lower() for w in _WORD.findall(sentence)]
     if len(words) < 3 or CJK.search(sentence):
@@ -113,7 +113,7 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
     if words[-1] not in OPEN_ENDS:
         return ((words[-1] in FUNCTION_WORDS or words[-2] in ARTICLES)
                 and _goes_straight_on(words[-2:], sources)) or (
-            words[-2] in POSSESSIVES and _goes_on_to_a_noun(words[-2:], sources))
+            words[-2] in POSSESSIVES and _goes_straight_on(words[-2:], sources, to_a_noun=True))
     goes_on = False
     for s in sources:
         cited = [w.lower() for w in _WORD.findall(s)]
@@ -127,30 +127,16 @@ def cut_short(sentence: str, sources: list[str]) -> bool:
 POSSESSIVES = frozenset("its his her their my your our".split())
 
 
-def _goes_on_to_a_noun(last: list[str], sources: list[str]) -> bool:
-    """Whether `last` (a possessive and a word) stands in some cited sentence and,
-    wherever it does, a word follows it with no punctuation between that is not a
-    function word: the phrase's noun ("... turned up on its ghostly." of "... on its
-    ghostly forehead"). Not one followed by a function word ("raised his hand to his
-    face": "raised his hand." is whole)."""
+def _goes_straight_on(last: list[str], sources: list[str], to_a_noun: bool = False) -> bool:
+    """Whether `last` (words) stands in some cited sentence and, wherever it does, a word
+    follows it with no punctuation between; `to_a_noun`: one that is not a function word,
+    the phrase's noun ("... on its ghostly." of "... on its ghostly forehead"; not "raised
+    his hand." of "raised his hand to his face")."""
     found = False
     pattern = re.compile(_phrase(last) + r"(?:\s+(\w+))?", re.IGNORECASE)
     for s in sources:
         for m in pattern.finditer(s):
-            if m.group(1) is None or m.group(1).lower() in FUNCTION_WORDS:
-                return False
-            found = True
-    return found
-
-
-def _goes_straight_on(last: list[str], sources: list[str]) -> bool:
-    """Whether `last` (words) stands in some cited sentence and, wherever it does, a word
-    follows it with no punctuation between."""
-    found = False
-    pattern = re.compile(_phrase(last) + r"(\s+\w)?", re.IGNORECASE)
-    for s in sources:
-        for m in pattern.finditer(s):
-            if m.group(1) is None:
+            if m.group(1) is None or (to_a_noun and m.group(1).lower() in FUNCTION_WORDS):
                 return False
             found = True
     return found

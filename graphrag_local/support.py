@@ -401,11 +401,16 @@ def _saying(words: list[str]) -> bool:
     return any(w.lower() in SAYING for w in words)
 
 
+def _spoken(source: str, name: list[str]) -> str | None:
+    """What `source` says, where it is the line of a transcript's speaker `name` (lower
+    case words): it opens with the name and a colon ("WENCES CASARES: Current narrative
+    ..."); else None."""
+    head, colon, said = source.lstrip(" \t'\"‘“-").partition(":")
+    return said if colon and [w.lower() for w in _WORD.findall(head)] == name else None
+
+
 def _speaks(source: str, name: list[str]) -> bool:
-    """Whether `source` is the line of a transcript's speaker `name` (lower case words):
-    it opens with the name and a colon ("WENCES CASARES: Current narrative ...")."""
-    head, colon, _said = source.lstrip(" \t'\"‘“-").partition(":")
-    return bool(colon) and [w.lower() for w in _WORD.findall(head)] == name
+    return _spoken(source, name) is not None
 
 
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
@@ -427,37 +432,35 @@ def speaker_as_doer(sentence: str, sources: list[str]) -> tuple[str, str] | None
     if CJK.search(sentence):
         return None
     runs = name_runs(sentence)
-    words = _WORD.findall(sentence)
+    found = list(_WORD.finditer(sentence))
+    words = [m.group(0) for m in found]
     if not runs or runs[0][0] != 0 or runs[0][1] >= len(words):
         return None
     _start, end, name = runs[0]
     speaker = name.lower().split()
-    name = sentence[:list(_WORD.finditer(sentence))[end - 1].end()]  # as written: "FEI-FEI LI"
     if _saying(words[end:end + 2]):
         return None  # "KEVIN SCOTT mentions ...", "KEVIN SCOTT also said ..."
     deed = next((w.lower() for w in words[end:]
                  if w.lower() not in FUNCTION_WORDS and w.lower() not in FRAME_WORDS), None)
-    own = [s for s in sources if _speaks(s, speaker)]
-    if deed is None or not own:
+    spoken = [_spoken(s, speaker) for s in sources]
+    own = [said for said in spoken if said is not None]
+    if deed is None or not own or any(  # one that names them itself: the other checks judge
+            name_at([w.lower() for w in _WORD.findall(s if said is None else said)], speaker)
+            for s, said in zip(sources, spoken)):
         return None
-    for source in sources:  # a line that names them itself is judged by the other checks
-        said = source.partition(":")[2] if source in own else source
-        if name_at([w.lower() for w in _WORD.findall(said)], speaker):
-            return None
-    doers = []
-    for source in own:
-        said = _WORD.findall(source.partition(":")[2])
+    doer = None
+    for line in own:
+        said = _WORD.findall(line)
         low = [w.lower() for w in said]
         if deed not in low:
             continue
         for k in range(low.index(deed) - 1, -1, -1):
-            w = low[k]
-            if w in FIRST_PERSON:
-                return None
-            if w in OTHERS or (k and said[k][:1].isupper() and w not in FUNCTION_WORDS):
-                doers.append(said[k])
+            if low[k] in FIRST_PERSON:
+                return None  # their line bears it out
+            if low[k] in OTHERS or (k and said[k][:1].isupper() and low[k] not in FUNCTION_WORDS):
+                doer = doer or said[k]
                 break
-    return (name, doers[0]) if doers else None
+    return (sentence[:found[end - 1].end()], doer) if doer else None  # as written: "FEI-FEI LI"
 
 
 def _apart(words: list[str], clauses: list[int], end: int, start: int) -> bool:

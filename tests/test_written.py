@@ -228,7 +228,7 @@ def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
                                      aliases=(("KEVIN SCOTT", 3),))
     cased = IndexData(entities=entities, relationships=[], claims=[], chunks={}, reports=[],
                       communities=[]).cased
-    assert cased == {"kevin scott": "Kevin Scott", "fei fei li": "Fei-Fei Li"}  # not NASA JPL
+    assert cased == {"kevin scott": "Kevin Scott", "fei-fei li": "Fei-Fei Li"}  # not NASA JPL
     assert wr.recased("KEVIN SCOTT and FEI-FEI LI talk with NASA JPL.", cased) == (
         "Kevin Scott and Fei-Fei Li talk with NASA JPL.")
     source = ["KEVIN SCOTT: Yeah, the entrepreneurial scene in China is vibrant."]

@@ -23,7 +23,6 @@ from ..schema import (
     Relationship,
 )
 from ..settings import QuerySettings
-from ..stages.ground import normalise
 
 Count = Callable[[str], int]
 REF = re.compile(r"\b([ERS]\d{1,4})\b")
@@ -268,17 +267,12 @@ class IndexData:
 
     @cached_property
     def cased(self) -> dict[str, str]:
-        """An entity's name by its normalised name and aliases, where the name is not
-        written all in capitals: a written line's "KEVIN SCOTT" (a transcript's speaker
-        label) is shown as "Kevin Scott" (`written.recased`). A form two entities share
-        is left out."""
-        out: dict[str, set[str]] = {}
-        for e in self.entities.values():
-            if e.name.upper() == e.name:
-                continue
-            for form in [e.name] + [alias for alias, _ in e.aliases]:
-                out.setdefault(normalise(form), set()).add(e.name)
-        return {k: next(iter(v)) for k, v in out.items() if k and len(v) == 1}
+        """An entity's name by its name or alias, case-folded (`alias_of`), where the name
+        is not written all in capitals: a written line's "KEVIN SCOTT" (a transcript's
+        speaker label) is shown as "Kevin Scott" (`written.recased`)."""
+        out = dict(self.alias_of)
+        out.update({name.casefold(): name for name in self.entities})  # a name over an alias
+        return {form: name for form, name in out.items() if name.upper() != name}
 
     @cached_property
     def name_words(self) -> frozenset[str]:

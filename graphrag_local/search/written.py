@@ -78,7 +78,6 @@ from ..models import Avoid, ChatModel, OnText, Request
 from ..models.protocol import UNLIKELY_MARK
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
-from ..stages.ground import normalise
 from . import headings
 from .bound import bound_grammar, cut
 
@@ -271,7 +270,7 @@ class _Checker:
         # each topic's entities, most connected first (None: any entity), and what finds
         # the entities a sentence names: the names shown beside a topic's heading
         self.group_names, self.named_in = list(group_names), named_in
-        self.cased = cased or {}  # an entity's name by its normalised form (`recased`)
+        self.cased = cased or {}  # an entity's name by its forms, case-folded (`recased`)
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -486,11 +485,11 @@ _SHOUTED = re.compile(r"\b[A-Z][A-Z'’.]*(?:-[A-Z][A-Z'’.]*)*(?: [A-Z][A-Z'�
 
 def recased(text: str, cased: Mapping[str, str]) -> str:
     """A written line with each name it writes in capitals as the index writes the entity
-    (`cased`: an entity's name by its normalised name or alias, where the name is not all
-    capitals): "KEVIN SCOTT discusses ..." of "KEVIN SCOTT: ..." reads "Kevin Scott
-    discusses ...". Capitals that name no entity ("NASA JPL") stay."""
+    (`cased`: an entity's name by its name or alias, case-folded, where the name is not
+    all capitals: `IndexData.cased`): "KEVIN SCOTT discusses ..." of "KEVIN SCOTT: ..."
+    reads "Kevin Scott discusses ...". Capitals that name no entity ("NASA JPL") stay."""
     def one(m: re.Match) -> str:
-        return cased.get(normalise(m.group(0)), m.group(0))
+        return cased.get(m.group(0).casefold(), m.group(0))
 
     return _SHOUTED.sub(one, text) if cased else text
 
