@@ -299,6 +299,28 @@ def test_a_groups_report_evidence_is_the_same_whatever_is_asked():
     assert all(2 * len(set(r) & set(rows)) <= len(r) for k, r in picks[0].items() if k != "all")
 
 
+def test_a_formula_the_documents_all_say_is_a_groups_last_sentence():
+    """A show's greeting said in every episode ("Hello and welcome to Behind the Tech.",
+    once with a speaker's label) named the host's community and was quoted as its theme on
+    the podcast's first question; a sentence every run of three words of which most
+    documents say is a formula (`evidence.formulaic`) and is ranked last. A sentence
+    said in three documents of five is not; nor is one that goes on to say more."""
+    greeting = "Hello and welcome to the Harbour Show."
+    rows = [("d1", ("Kim",), 0, "KIM LEE: " + greeting),
+            ("d2", ("Kim",), 0, "Hello, and welcome to the Harbour Show!"),
+            ("d3", ("Kim",), 0, greeting), ("d4", ("Kim",), 0, greeting),
+            ("d5", ("Kim",), 0, greeting),
+            ("d1", ("Kim",), 1, "Kim Lee founded the harbour radio station in 2004 with two friends."),
+            ("d2", ("Ann",), 2, "Ann Holt is the mayor of Port Marsh."),
+            ("d3", ("Ann",), 2, "Ann Holt is the mayor of Port Marsh."),
+            ("d4", ("Ann",), 2, "Ann Holt is the mayor of Port Marsh."),
+            ("d5", ("Kim",), 4, "Hello and welcome to the Harbour Show, where Kim Lee tells of his boats.")]
+    s = index(rows)
+    assert s.formulaic().tolist() == [True] * 5 + [False] * 5
+    host = group(s, "host", ("Kim",), 2.0)
+    assert s.text(report_rows(host, s, 1, 200)[0]).startswith("Kim Lee founded")
+
+
 def test_local_quotes_first_the_sentences_naming_what_the_question_names():
     """Asked "Who is Scrooge's clerk?", local quoted "'Is it?' said Scrooge." first (Scrooge
     among the entities nearest the question) and the one sentence naming the clerk not at

@@ -741,6 +741,8 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     assert wr.verdict("There it stood, years afterwards.", stood) == \
         (False, "names nothing and says too little to stand alone")
     assert garbles.says_little("She kissed him, his daughters kissed him.")
+    assert garbles.says_little("And I asked them, you know.")  # "I" names no one
+    assert not garbles.says_little("Then Henry I asked them.")
     assert not garbles.says_little("Scrooge entered timidly.")  # names who
     assert not garbles.says_little("It rained twice in 1999.")  # a number
     assert not garbles.says_little("The men who were saved kept her blessing in their hearts.")

@@ -41,6 +41,19 @@ SCORE_DECIMALS = 5
 # for a question asking for a reason, a sentence is at least as near as the sentence beside
 # it less this (`SentenceIndex.explained`): just below it, before the next nearest one
 REASON_MARGIN = 0.01
+# A sentence every three words of which (each run of three, a speaker's label aside) are
+# said in this many documents, and in this share of them, is a formula, not something the
+# text tells about a topic: a show's greeting and sign-off, a mail's disclaimer, a filler
+# ("Yeah, it's really interesting."). Of the podcast's 6,129 sentences (ten episodes) 150
+# are, all of them such, read: "I'm your host, Kevin Scott, Chief Technology Officer for
+# Microsoft." (in all ten), "CHRISTINA WARREN: Hello and welcome to Behind the Tech.", "I
+# think that's really interesting."; of A Christmas Carol's five staves 1 ("How are
+# you!"), of the 12 stories none, of the sample corpus 3 ("Elena Voss is the mayor of
+# Port Aldren.", said in four of its five documents to say who she is). `themes.py` ranks a
+# formula last as a topic's sentence.
+FORMULA_DOCUMENTS = 4
+FORMULA_SHARE = 1 / 3
+_LABEL = re.compile(r"^[^a-z:]{1,40}:\s+")  # a transcript's speaker, "KEVIN SCOTT: "
 _PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
 _QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
@@ -56,6 +69,12 @@ def unit(matrix: np.ndarray) -> np.ndarray:
         return matrix.astype(np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return (matrix / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def _runs(text: str) -> list[tuple[str, str, str]]:
+    """The runs of three words of a sentence, lower case, after a leading speaker's label."""
+    found = re.findall(r"\w+", _LABEL.sub("", text, count=1).casefold())
+    return list(zip(found, found[1:], found[2:]))
 
 
 class SentenceIndex:
@@ -84,6 +103,7 @@ class SentenceIndex:
         # a view (`asked`'s), and kept in this list, which every view shares with the index
         self._pairs: list[np.ndarray] = []
         self._fused: tuple[np.ndarray, np.ndarray] | None = None  # (question vector, nearness)
+        self._formulas: list[np.ndarray] = []  # made on first use (`formulaic`), shared by views
 
     def __len__(self) -> int:
         return len(self.sources)
@@ -91,6 +111,21 @@ class SentenceIndex:
     def text(self, row: int) -> str:
         s = self.sources[row]
         return squash(self._data.chunks[s.chunk_id].text[s.start : s.end])
+
+    def formulaic(self) -> np.ndarray:
+        """Per row, whether the sentence is a formula (`FORMULA_DOCUMENTS`): each run of
+        three of its words said in many of the collection's documents."""
+        if not self._formulas:
+            runs = [_runs(self.text(i)) for i in range(len(self))]
+            documents: dict[tuple[str, str, str], set[str]] = {}
+            for found, doc in zip(runs, self.document):
+                for run in found:
+                    documents.setdefault(run, set()).add(doc)
+            least = max(FORMULA_DOCUMENTS, FORMULA_SHARE * len(self._by_doc))
+            self._formulas.append(np.asarray(
+                [bool(found) and all(len(documents[r]) >= least for r in found) for found in runs],
+                dtype=bool))
+        return self._formulas[0]
 
     def rows_naming(self, names: Iterable[str]) -> np.ndarray:
         """Rows of the sentences that name any of `names`, in index order."""

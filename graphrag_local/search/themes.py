@@ -50,6 +50,7 @@ COVERAGE_BONUS = 0.35  # a group that brings an uncited document
 REDUNDANCY_PENALTY = 0.3  # times a chosen group's likeness above 0.5
 RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best one
 UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
+FORMULA_WEIGHT = 0.05  # a sentence's quality as a group's line when a formula (`evidence.formulaic`)
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
 SPREAD_MARGIN = 0.15  # the median document's best sentence this near the best: spread,
@@ -251,18 +252,21 @@ def choose_themes(
 def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[tuple[float, int]]:
     """The group's sentences of four words or more, best first, with their scores: near the
     question (focused) or about the group (collection-wide: central to it, naming its key
-    members, standing alone as a statement)."""
+    members, standing alone as a statement, not a formula the documents all say)."""
     rows = s.group.rows
     central = sentences.matrix[rows] @ s.centroid if len(rows) else np.zeros(0)
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
+    formulas = sentences.formulaic()
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
         if word_count(text) < 4:
             continue
         quality = standalone(text, long=30)  # a theme line should be short
+        if formulas[r]:  # a greeting the documents all say tells nothing of the group
+            quality *= FORMULA_WEIGHT
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
     return sorted(out, key=lambda x: (-settled(x[0]), x[1]))
 
