@@ -269,6 +269,20 @@ def says_little(sentence: str, most: int = 3) -> bool:
     return len([w for w in words if w.lower() not in FUNCTION_WORDS]) <= most
 
 
+# a question's word order: an auxiliary verb, then who ("Do you think ...", "Is it ...")
+_ASKING = re.compile(r"^(?:(?:and|but|so|or|then|now|well)\W+)?(?:do|does|did|is|are|was|were|"
+                     r"can|could|will|would|should|shall|have|has|had|may|might|must|am)\s+"
+                     r"(?:you|i|we|they|he|she|it|there)\b", re.IGNORECASE)
+
+
+def asks_flatly(sentence: str) -> bool:
+    """Whether the sentence has a question's word order and ends as a statement: a
+    question's words cut out of what it cites and closed with a full stop ("Do you think
+    AI." of "... what -- do you think AI -- and like, when I say AI ...", in a podcast
+    answer). None of the 499 lines of docs/eval_runs does. English only."""
+    return not sentence.rstrip().endswith("?") and bool(_ASKING.match(sentence.strip()))
+
+
 def truncated_name(sentence: str, sources: list[str]) -> str:
     """A name of two words or more the sentence says that no cited sentence says whole:
     wherever it stands there, another capitalised word follows ("Jonas Halvard asked the

@@ -239,6 +239,12 @@ def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
                              on_text=shown.append, cased=cased)
     assert out.kept == 1 and shown == [
         "- Kevin Scott discusses the entrepreneurial scene in China [S1]\n"], shown
+    # and a heading: "DIO GONZALEZ as a Mentor and Advocate ..." headed a podcast topic
+    reply = "## KEVIN SCOTT on China\n- The entrepreneurial scene in China is vibrant [1]\n"
+    out, checker = wr.write(FakeChatModel([reply, ""]), load_prompts(), "What are the themes?",
+                            [wr.Evidence(source[0], ("S1",), 0)], ["China"], max_tokens=100,
+                            cased=cased)
+    assert out.kept == 1 and wr.render(checker).splitlines()[0] == "**Kevin Scott on China**"
 
 
 def test_markup_around_a_word_is_not_part_of_it():
@@ -747,6 +753,13 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     assert not garbles.says_little("It rained twice in 1999.")  # a number
     assert not garbles.says_little("The men who were saved kept her blessing in their hearts.")
     assert not garbles.says_little("那里站着它。")  # not read in Chinese or Japanese
+    asked = ["And I asked them, you know, the nurses and the managers in this place, like, "
+             "you know, what -- do you think AI -- and like, when I say AI, like, the vision "
+             "that conjures is, like, oh, there's going to be some human equivalent android."]
+    assert wr.verdict("Do you think AI.", asked) == (
+        False, "asks a question as if it stated something (garbled)")
+    assert not garbles.asks_flatly("Do you think AI will change nursing?")
+    assert not garbles.asks_flatly("Doing it well is what she asked of them.")
 
 
 def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped():

@@ -392,7 +392,7 @@ class _Checker:
         that the sentences it shows name (`NAMES_SHOWN`, most connected first, by name
         where a sentence says an alias: "Jacob Marley" for "Marley"): the writer names
         the topic, the graph says whom it is about."""
-        heading = self.heading_of(section)
+        heading = recased(self.heading_of(section), self.cased)  # "DIO GONZALEZ as a Mentor"
         names = self.topic_names(section, shown)
         folded = squash(heading).casefold()
         if not names or all(n.casefold() in folded for n in names):
@@ -534,6 +534,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, "names something and says nothing of it"
     if garbles.says_little(text):
         return False, "names nothing and says too little to stand alone"
+    if garbles.asks_flatly(text):
+        return False, "asks a question as if it stated something (garbled)"
     if cut_name := garbles.truncated_name(text, sources):
         return False, f"says '{cut_name}', a name cut short of what it cites"
     checked = support.check_one(text, sources)
