@@ -53,6 +53,20 @@ def test_sentences_keep_offsets_headings_and_abbreviations():
     assert not is_statement(texts[0]) and is_statement(texts[1])
 
 
+def test_a_speakers_turn_starts_a_sentence():
+    """A transcript's turns, one a line: a turn cut off with a dash, or one ending in a
+    stage note, does not run on into the next speaker's."""
+    text = ("KEVIN SCOTT: I mean, I remember there was this- \nANDREW NG: He's in a league "
+            "of his own.\nDANIELLE FEINBERG: Uh-huh. (affirmative) \n[MUSIC] KEVIN SCOTT: So, "
+            "was this Turbo Pascal?\nHe wrote it in\nPascal on a Mac.")
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "KEVIN SCOTT: I mean, I remember there was this-",
+        "ANDREW NG: He's in a league of his own.",
+        "DANIELLE FEINBERG: Uh-huh. (affirmative)",
+        "[MUSIC] KEVIN SCOTT: So, was this Turbo Pascal?",
+        "He wrote it in\nPascal on a Mac."]
+
+
 def test_long_sentence_is_cut_at_a_clause():
     text = "This is long, " * 40 + "and it ends here."
     spans = split_sentences(text, max_chars=120)
