@@ -26,6 +26,7 @@ MAX_CHARS = 320
 # first speaker's (an "[MUSIC]" or the like may stand before the label)
 _TURN = r"(?:\[[A-Z ]+\][ \t]*)?[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+){0,3}:\s"
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] |" + _TURN + "))")
+_SPEAKER = re.compile(_TURN + r"\s*")
 # (?<!...): a match never starts inside a run of stops, so "......" is read once, not once
 # per dot (quadratic on a line of ten million dots)
 _END = re.compile(
@@ -98,6 +99,12 @@ def is_statement(text: str) -> bool:
     are kept as evidence, so stored statements are always whole sentences."""
     text = text.strip()
     return not text.startswith("#") and bool(_STATEMENT_END.search(text))
+
+
+def unlabelled(text: str) -> str:
+    """A sentence without the speaker's label that opens it, if it opens with one
+    ("[MUSIC] KEVIN SCOTT: Welcome ..." -> "Welcome ...")."""
+    return _SPEAKER.sub("", text.lstrip(), count=1)
 
 
 def squash(text: str) -> str:

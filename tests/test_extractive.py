@@ -17,7 +17,7 @@ from graphrag_local.schema import (
     Relationship,
     Source,
 )
-from graphrag_local.sentences import is_statement, near_duplicate, split_sentences
+from graphrag_local.sentences import is_statement, near_duplicate, split_sentences, unlabelled
 from graphrag_local.stages.chunk import chunk_documents, chunk_sentences
 from graphrag_local.stages.classify import ClassifyOptions, classify_chunk, type_names, type_options
 from graphrag_local.stages.communities import Cluster
@@ -65,6 +65,9 @@ def test_a_speakers_turn_starts_a_sentence():
         "DANIELLE FEINBERG: Uh-huh. (affirmative)",
         "[MUSIC] KEVIN SCOTT: So, was this Turbo Pascal?",
         "He wrote it in\nPascal on a Mac."]
+    assert unlabelled("[MUSIC] KEVIN SCOTT: So, was this Turbo Pascal?") == (
+        "So, was this Turbo Pascal?")
+    assert unlabelled("He wrote it in Pascal: on a Mac.") == "He wrote it in Pascal: on a Mac."
 
 
 def test_long_sentence_is_cut_at_a_clause():

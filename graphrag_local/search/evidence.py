@@ -22,7 +22,7 @@ import numpy as np
 
 from ..language.messages import question_language
 from ..schema import Source
-from ..sentences import squash
+from ..sentences import squash, unlabelled
 from .common import IndexData
 from .lexical import BM25, fuse
 
@@ -41,19 +41,19 @@ SCORE_DECIMALS = 5
 # for a question asking for a reason, a sentence is at least as near as the sentence beside
 # it less this (`SentenceIndex.explained`): just below it, before the next nearest one
 REASON_MARGIN = 0.01
-# A sentence every three words of which (each run of three, a speaker's label aside) are
-# said in this many documents, and in this share of them, is a formula, not something the
-# text tells about a topic: a show's greeting and sign-off, a mail's disclaimer, a filler
-# ("Yeah, it's really interesting."). Of the podcast's 6,129 sentences (ten episodes) 150
-# are, all of them such, read: "I'm your host, Kevin Scott, Chief Technology Officer for
-# Microsoft." (in all ten), "CHRISTINA WARREN: Hello and welcome to Behind the Tech.", "I
-# think that's really interesting."; of A Christmas Carol's five staves 1 ("How are
-# you!"), of the 12 stories none, of the sample corpus 3 ("Elena Voss is the mayor of
-# Port Aldren.", said in four of its five documents to say who she is). `themes.py` ranks a
-# formula last as a topic's sentence.
+# A sentence every three words of which (each run of three, a speaker's label aside:
+# `sentences.unlabelled`) are said in this many documents, and in this share of them, is a
+# formula, not something the text tells about a topic: a show's greeting and sign-off, a
+# mail's disclaimer, a filler ("Yeah, it's really interesting."). Of the podcast index's
+# 6,434 sentences (ten episodes) 154 are, all of them such, read: "I'm your host, Kevin
+# Scott, Chief Technology Officer for Microsoft." (in all ten), "CHRISTINA WARREN: Hello and
+# welcome to Behind the Tech.", "I think that's really interesting."; of A Christmas Carol's
+# five staves 1 ("How are you!"), of the 12 stories none, of the sample corpus 3 sentences
+# ("Elena Voss is the mayor of Port Aldren.", said in four of its five documents to say who
+# she is) and 3 headings whose words the others say ("# The Aldren Water Trust").
+# `themes.py` ranks a formula last as a topic's sentence.
 FORMULA_DOCUMENTS = 4
 FORMULA_SHARE = 1 / 3
-_LABEL = re.compile(r"^[^a-z:]{1,40}:\s+")  # a transcript's speaker, "KEVIN SCOTT: "
 _PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
 _QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
@@ -73,7 +73,7 @@ def unit(matrix: np.ndarray) -> np.ndarray:
 
 def _runs(text: str) -> list[tuple[str, str, str]]:
     """The runs of three words of a sentence, lower case, after a leading speaker's label."""
-    found = re.findall(r"\w+", _LABEL.sub("", text, count=1).casefold())
+    found = re.findall(r"\w+", unlabelled(text).casefold())
     return list(zip(found, found[1:], found[2:]))
 
 
