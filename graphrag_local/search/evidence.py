@@ -45,7 +45,7 @@ REASON_MARGIN = 0.01
 # `sentences.unlabelled`) are said in this many documents, and in this share of them, is a
 # formula, not something the text tells about a topic: a show's greeting and sign-off, a
 # mail's disclaimer, a filler ("Yeah, it's really interesting."). Of the podcast index's
-# 6,434 sentences (ten episodes) 154 are, all of them such, read: "I'm your host, Kevin
+# 6,434 sentences (ten episodes) 154 are; about 40 read, all such: "I'm your host, Kevin
 # Scott, Chief Technology Officer for Microsoft." (in all ten), "CHRISTINA WARREN: Hello and
 # welcome to Behind the Tech.", "I think that's really interesting."; of A Christmas Carol's
 # five staves 1 ("How are you!"), of the 12 stories none, of the sample corpus 3 sentences
