@@ -8,8 +8,9 @@ a sentence ends at . ! ? or … followed by a space and a capital of any script 
 Cyrillic, Greek), a digit or a quote or dash, except after common abbreviations and
 initials; and at the full-width ends 。！？ of Chinese and Japanese (with their closing
 quotes), which need no space after them. Over-long sentences are cut at a clause
-boundary (or a space) so a stored statement stays readable. Deliberately simple: no
-language model, no language detection."""
+boundary (or a space) so a stored statement stays readable; a quote of such a piece shows
+the whole sentence (`whole_sentence`). Deliberately simple: no language model, no language
+detection."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from functools import lru_cache
 from .language.scripts import CJK
 
 MAX_CHARS = 320
+# a piece of a sentence up to this long is quoted as the whole sentence (`whole_sentence`):
+# cut at a clause, neither piece of Carol's "... that led him straight to Scrooge's
+# clerk's; for there he went ...; and on the threshold of the door the Spirit smiled, and
+# stopped to bless Bob Cratchit's dwelling ..." (417 characters) said whose clerk Bob
+# Cratchit is, and the second was quoted beginning "and on the threshold"
+LONG_CHARS = 640
 
 # a line opening with a speaker's label in capitals starts a turn of a transcript, so a new
 # sentence ("... there was this- \nANDREW NG: He's in a league of his own."): 124 of the
@@ -39,6 +46,24 @@ _ABBREV = {
     "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 }
 _CLAUSE = re.compile(r"[;:,]\s+|[；：，、]")
+
+
+def whole_sentence(text: str, start: int, end: int, at_start: bool = True) -> tuple[int, int]:
+    """The span of the whole sentence of `text` that the piece start..end was cut from
+    (`MAX_CHARS`), if that sentence is at most `LONG_CHARS` long; else the piece's own.
+    `at_start`: whether `text` begins where its document does (a chunk may begin inside
+    a sentence: a span from its first character is then no whole sentence)."""
+    for a, b in _long_sentences(text):
+        if a <= start and end <= b and (a > 0 or at_start):
+            return a, b
+    return start, end
+
+
+@lru_cache(maxsize=4096)
+def _long_sentences(text: str) -> tuple[tuple[int, int], ...]:
+    """The sentences of `text` (uncut) over `MAX_CHARS` and at most `LONG_CHARS` long."""
+    return tuple((a, b) for a, b in split_sentences(text, len(text) + 1)
+                 if MAX_CHARS < b - a <= LONG_CHARS)
 
 
 def split_sentences(text: str, max_chars: int = MAX_CHARS) -> list[tuple[int, int]]:

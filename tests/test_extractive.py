@@ -17,7 +17,17 @@ from graphrag_local.schema import (
     Relationship,
     Source,
 )
-from graphrag_local.sentences import is_statement, near_duplicate, split_sentences, unlabelled
+from graphrag_local.search.common import IndexData
+from graphrag_local.search.extractive import sentence_quote
+from graphrag_local.sentences import (
+    LONG_CHARS,
+    MAX_CHARS,
+    is_statement,
+    near_duplicate,
+    split_sentences,
+    unlabelled,
+    whole_sentence,
+)
 from graphrag_local.stages.chunk import chunk_documents, chunk_sentences
 from graphrag_local.stages.classify import ClassifyOptions, classify_chunk, type_names, type_options
 from graphrag_local.stages.communities import Cluster
@@ -75,6 +85,37 @@ def test_long_sentence_is_cut_at_a_clause():
     spans = split_sentences(text, max_chars=120)
     assert len(spans) > 3 and all(b - a <= 120 for a, b in spans)
     assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "")
+
+
+def test_a_piece_of_a_long_sentence_is_quoted_whole():
+    # Carol's 417 characters: cut at a clause, no piece said whose clerk Bob Cratchit is
+    long = ("Perhaps it was his sympathy with all poor men, " * 5 + "that led him straight "
+            "to Scrooge's clerk's; for there he went, and took Scrooge with him, holding to "
+            "his robe; and on the threshold the Spirit smiled, and stopped to bless Bob "
+            "Cratchit's dwelling with the sprinkling of his torch.")
+    assert MAX_CHARS < len(long) <= LONG_CHARS
+    text = "Scrooge sat alone. " + long + " The end came."
+    spans = split_sentences(text)
+    cut = [text[a:b] for a, b in spans]
+    assert len(cut) == 4 and cut[2][0].islower()  # stored in pieces
+    assert not any("clerk" in piece and "Cratchit" in piece for piece in cut)
+    assert [text[slice(*whole_sentence(text, a, b))] for a, b in spans] == [
+        "Scrooge sat alone.", long, long, "The end came."]
+    # a chunk may begin inside a sentence: from its first character, no sentence is whole
+    inside = long[40:]
+    a, b = split_sentences(inside)[0]
+    assert whole_sentence(inside, a, b, at_start=False) == (a, b)
+    assert whole_sentence(inside, a, b) != (a, b)
+    over = "Word, " * 120 + "end."  # over LONG_CHARS: its pieces stay pieces
+    assert all(whole_sentence(over, a, b) == (a, b) for a, b in split_sentences(over))
+
+    # an answer quotes the piece it chose as the whole sentence, citing the piece's chunk
+    chunk = Chunk("k1", "d1", "carol.txt", 0, 0, 200, 200, text)
+    data = IndexData(entities={}, relationships=[], claims=[], chunks={"k1": chunk}, reports=[],
+                     communities=[])
+    quote = sentence_quote(data, Source("k1", *spans[1]), 0.5)
+    assert quote.text == long and quote.source == Source("k1", *spans[1])
+    assert sentence_quote(data, Source("k1", *spans[0]), 0.5).text == "Scrooge sat alone."
 
 
 def test_chunks_know_their_place_and_sentences_theirs():
