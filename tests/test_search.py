@@ -317,3 +317,14 @@ def test_auto_level_is_dynamic_selection_and_a_number_must_have_reports():
     assert s.resolve_level("0") == 0 and s.resolve_level(1) == 1
     with pytest.raises(ConfigError, match="levels: 0, 1"):
         s.resolve_level("3")
+
+def test_a_person_known_by_whose_clerk_they_are_is_named_the_other_way_round():
+    people = [Entity("e1", "Ebenezer Scrooge", "PERSON", "", (), aliases=(("Scrooge", 40),)),
+              Entity("e2", "Scrooge's clerk", "PERSON", "", ()),
+              Entity("e3", "Bob Cratchit", "PERSON", "", ())]
+    data = _data([], entities=people)
+    assert data.named_in("Who is the clerk to Ebenezer Scrooge?") == ["Scrooge's clerk"]
+    assert data.named_in("What did the clerk of Scrooge earn?") == ["Scrooge's clerk"]
+    assert data.named_in("Who is Scrooge's clerk?") == ["Scrooge's clerk"]
+    assert data.named_in("Did the clerk thank Ebenezer Scrooge?") == ["Ebenezer Scrooge"]
+    assert data.named_in("Who is the friend of Bob Cratchit?") == ["Bob Cratchit"]

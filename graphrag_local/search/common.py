@@ -28,6 +28,10 @@ Count = Callable[[str], int]
 REF = re.compile(r"\b([ERS]\d{1,4})\b")
 
 
+# a name that says whose what someone is: "Scrooge's clerk", "Scrooge's nephew"
+_KNOWN_BY = re.compile(r"^(.+?)['’]s (\w[\w-]*)$")
+
+
 @dataclass(frozen=True)
 class Citation:
     """One piece of evidence the model was given. `ref` is the label it saw (R3, E1, S2)."""
@@ -325,10 +329,24 @@ class IndexData:
 
     @cached_property
     def _name_forms(self) -> dict[str, str]:
-        """Each name and unshared alias (over two characters) -> its entity's name."""
+        """Each name and unshared alias (over two characters) -> its entity's name; and a
+        person known by whose kin or what they are ("Scrooge's clerk") is also named "the
+        clerk of Scrooge" or "to" him, by any of his names ("Who is the clerk to Ebenezer
+        Scrooge?" asked after "Scrooge's clerk", not Ebenezer Scrooge)."""
         forms = {n: n for n in self.entities if len(n) > 2}
         forms.update({a: self.alias_of[a.casefold()] for e in self.entities.values()
                       for a, _ in e.aliases if a.casefold() in self.alias_of and len(a) > 2})
+        owners: dict[str, set[str]] = {}
+        for form, name in forms.items():
+            owners.setdefault(name, set()).add(form)
+        for form, name in list(forms.items()):
+            m = _KNOWN_BY.match(form)
+            owner = forms.get(m.group(1)) if m else None
+            if owner is None or owner == name:
+                continue
+            for other in owners[owner]:
+                for by in ("of", "to"):
+                    forms.setdefault(f"{m.group(2)} {by} {other}", name)
         return forms
 
     def named_in(self, text: str) -> list[str]:
