@@ -683,6 +683,12 @@ def test_a_line_ending_on_an_article_and_one_word_of_a_longer_phrase_is_cut_shor
     assert garbles.cut_short("The spectacles turned up on its ghostly.", marley)
     assert not garbles.cut_short("The spectacles turned up on its ghostly forehead.", marley)
     assert not garbles.cut_short("Scrooge raised his hand.", ["Scrooge raised his hand to his face."])
+    # a preposition and one word, where the phrase goes on to its noun (Carol's themes)
+    peter = ["Master Peter mashed the potatoes with incredible vigour;"]
+    assert garbles.cut_short("Master Peter mashed the potatoes with incredible.", peter)
+    assert not garbles.cut_short("Master Peter mashed the potatoes with vigour.", peter)
+    assert not garbles.cut_short("Bob ran home to Camden.", ["Bob ran home to Camden Town."])
+    assert not garbles.cut_short("Bob sat with friends.", ["Bob sat with friends and ate."])
 
 
 def test_a_number_said_with_another_qualifier_fails_the_check():
