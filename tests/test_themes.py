@@ -22,7 +22,7 @@ from graphrag_local.search.themes import (
     score_groups,
     select_dynamic,
 )
-from graphrag_local.sentences import near_duplicate, standalone
+from graphrag_local.sentences import near_duplicate, split_sentences, standalone
 
 pytestmark = pytest.mark.fast
 
@@ -374,3 +374,23 @@ def test_a_question_about_an_entity_as_a_whole_is_answered_from_its_description_
     assert first("What does Cy paint?").startswith("- Cy paints murals")
     assert ex.asks_about("What is the Aldren Water Trust?",
                          replace(data.entities["Cy"], name="Aldren Water Trust"))
+
+
+def test_a_piece_of_a_long_sentence_costs_the_words_of_the_whole_it_is_quoted_as():
+    long = "Ann founded the river trust in the town of Marsh End, " * 6 + "and she leads it."
+    pieces = [long[a:b] for a, b in split_sentences(long)]
+    assert len(pieces) == 2
+    s = index([("d1", ("Ann",), 0, pieces[0]), ("d1", ("Ann",), 0, pieces[1]),
+               ("d2", ("Bo",), 1, "Bo builds boats in the old harbour of Marsh End.")])
+    assert s.text(1) == pieces[1] and s.quoted(1) == long and s.quoted(2) == s.text(2)
+    groups = [group(s, "Ann", ("Ann",), 2), group(s, "Bo", ("Bo",), 1)]
+
+    def chosen(max_words):
+        sel = choose_themes(score_groups(groups, s, axis(0, 0, 0, 0, 0, 1)), s, max_themes=2,
+                            quotes_per_theme=1, max_words=max_words)
+        return [(t.group.key, t.rows) for t in sel.themes]
+
+    # Ann's theme quotes its last piece (15 words) as the whole sentence (70 words):
+    # counted as the piece, Bo's theme would fit in 60 words
+    assert chosen(60) == [("Ann", [1])]
+    assert chosen(100) == [("Ann", [1]), ("Bo", [2])]

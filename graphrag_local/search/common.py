@@ -21,7 +21,9 @@ from ..schema import (
     Entity,
     Finding,
     Relationship,
+    Source,
 )
+from ..sentences import squash, whole_sentence
 from ..settings import QuerySettings
 
 Count = Callable[[str], int]
@@ -356,6 +358,13 @@ class IndexData:
 
         forms = self._name_forms
         return list(dict.fromkeys(forms[f] for f in names_in(text, list(forms))))
+
+    def quoted(self, source: Source) -> str:
+        """The sentence at `source` as an answer quotes it: a piece of a long sentence
+        (cut at a clause where it was stored) whole (`sentences.whole_sentence`)."""
+        chunk = self.chunks[source.chunk_id]
+        a, b = whole_sentence(chunk.text, source.start, source.end, chunk.start_char == 0)
+        return squash(chunk.text[a:b])
 
     def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:
         where = f"{chunk.location}, " if chunk.location else ""

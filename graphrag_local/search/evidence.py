@@ -112,6 +112,10 @@ class SentenceIndex:
         s = self.sources[row]
         return squash(self._data.chunks[s.chunk_id].text[s.start : s.end])
 
+    def quoted(self, row: int) -> str:
+        """The sentence as an answer quotes it: a piece of a long sentence whole."""
+        return self._data.quoted(self.sources[row])
+
     def formulaic(self) -> np.ndarray:
         """Per row, whether the sentence is a formula (`FORMULA_DOCUMENTS`): each run of
         three of its words said in many of the collection's documents."""

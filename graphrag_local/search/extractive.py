@@ -30,7 +30,7 @@ from ..language.messages import nothing_relevant
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Entity, Source
-from ..sentences import is_statement, near_duplicate, squash, whole_sentence, word_count, words
+from ..sentences import is_statement, near_duplicate, squash, word_count, words
 from ..settings import QuerySettings
 from ..support import FUNCTION_WORDS
 from .common import Citation, IndexData, LoopGuard, SearchResult
@@ -125,9 +125,7 @@ def sentence_quote(data: IndexData, source: Source, score: float, extra: tuple[s
                    ) -> Quote:
     """The sentence at `source` as a quote; a piece of a long sentence (cut at a clause
     where it was stored) is quoted whole (`sentences.whole_sentence`)."""
-    chunk = data.chunks[source.chunk_id]
-    a, b = whole_sentence(chunk.text, source.start, source.end, chunk.start_char == 0)
-    return Quote(squash(chunk.text[a:b]), source, (*extra, data.chunk_ref[chunk.id]), score)
+    return Quote(data.quoted(source), source, (*extra, data.chunk_ref[source.chunk_id]), score)
 
 
 def row_quote(sentences: SentenceIndex, data: IndexData, row: int, score: float,

@@ -229,7 +229,7 @@ def choose_themes(
         best = max(pool, key=lambda i: (settled(gain(i)), -i))
         pool.remove(best)
         s, row = scored[best], firsts[best]
-        cost = heading_words(s.group) + word_count(sentences.text(row))
+        cost = heading_words(s.group) + word_count(sentences.quoted(row))  # as shown
         if words + cost > max_words and themes:
             break
         words += cost
@@ -242,7 +242,7 @@ def choose_themes(
             more = pick(i, after=theme.rows[0])
             if more is None:
                 continue
-            cost = word_count(sentences.text(more))
+            cost = word_count(sentences.quoted(more))
             if words + cost <= max_words:
                 words += cost
                 take(theme, more)
