@@ -52,9 +52,11 @@ def whole_sentence(text: str, start: int, end: int, at_start: bool = True) -> tu
     """The span of the whole sentence of `text` that the piece start..end was cut from
     (`MAX_CHARS`), if that sentence is at most `LONG_CHARS` long; else the piece's own.
     `at_start`: whether `text` begins where its document does (a chunk may begin inside
-    a sentence: a span from its first character is then no whole sentence)."""
+    a sentence: a span from its first character is then no whole sentence; nor is one
+    running to its last character that does not end like a sentence)."""
     for a, b in _long_sentences(text):
-        if a <= start and end <= b and (a > 0 or at_start):
+        if a <= start and end <= b and (at_start or text[:a].strip()) and (
+                text[b:].strip() or _STATEMENT_END.search(text[a:b])):
             return a, b
     return start, end
 

@@ -106,6 +106,13 @@ def test_a_piece_of_a_long_sentence_is_quoted_whole():
     a, b = split_sentences(inside)[0]
     assert whole_sentence(inside, a, b, at_start=False) == (a, b)
     assert whole_sentence(inside, a, b) != (a, b)
+    a, b = split_sentences(" " + inside)[0]  # a chunk's text often begins with a space
+    assert whole_sentence(" " + inside, a, b, at_start=False) == (a, b)
+    # ... nor one running to its last character that does not end like a sentence
+    clipped = text[: text.index(" holding to his robe")]
+    a, b = split_sentences(clipped)[-1]
+    assert whole_sentence(clipped, a, b) == (a, b)
+    assert whole_sentence(clipped + " and so on.", a, b) != (a, b)
     over = "Word, " * 120 + "end."  # over LONG_CHARS: its pieces stay pieces
     assert all(whole_sentence(over, a, b) == (a, b) for a, b in split_sentences(over))
 
