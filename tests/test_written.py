@@ -245,6 +245,21 @@ def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
                             [wr.Evidence(source[0], ("S1",), 0)], ["China"], max_tokens=100,
                             cased=cased)
     assert out.kept == 1 and wr.render(checker).splitlines()[0] == "**Kevin Scott on China**"
+    # ... but not one saying the speaker is what their own line says of someone else
+    dio = ["DIO GONZALEZ: And she's also a mentor and an advocate for girls and women in tech."]
+    reply = ("## DIO GONZALEZ as a Mentor and Advocate for Girls and Women in Tech\n"
+             "- She is a mentor and an advocate for girls in tech [1]\n")
+    out, checker = wr.write(FakeChatModel([reply, ""]), load_prompts(), "What are the themes?",
+                            [wr.Evidence(dio[0], ("S1",), 0)], ["Mentors"], max_tokens=100,
+                            cased=cased)
+    assert not wr.render(checker).startswith("**Dio Gonzalez as"), wr.render(checker)
+    assert wr.render(checker).startswith("**Mentors**")
+    # a heading joining the speaker to another topic says nothing of what they did
+    treasuries = ["WENCES CASARES: Current narrative of the market is that ICO treasuries are "
+                  "selling what they had in the treasury, which is mostly Bitcoin and Ether."]
+    assert support.speaker_as_doer("WENCES CASARES and Bitcoin Treasuries", treasuries)
+    assert not wr._speaker_as_doer("WENCES CASARES and Bitcoin Treasuries", treasuries)
+    assert wr._speaker_as_doer("DIO GONZALEZ as a Mentor and Advocate", dio)
 
 
 def test_markup_around_a_word_is_not_part_of_it():
