@@ -418,7 +418,13 @@ FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 OTHERS = frozenset("you your he him his she her it its they them their this that".split())
 
 
-def speaker_as_doer(sentence: str, sources: list[str]) -> tuple[str, str] | None:
+# words that join a heading's first name to another topic ("Wences Casares and Bitcoin
+# Treasuries", "Kevin Scott on China"): it names two things, it does not say what one did
+TOPIC_JOINS = frozenset("and or on about in at with vs".split())
+
+
+def speaker_as_doer(sentence: str, sources: list[str],
+                    heading: bool = False) -> tuple[str, str] | None:
     """A sentence that opens with a transcript's speaker and says they did or are what
     their own line (cited, and naming them only as its speaker: "DIO GONZALEZ: ...") says
     of someone else: "DIO GONZALEZ is a mentor and advocate for girls and women in tech"
@@ -427,8 +433,9 @@ def speaker_as_doer(sentence: str, sources: list[str]) -> tuple[str, str] | None
     a summer camp at Stanford". Who did it is the nearest person before the deed in their
     line: a pronoun or a name. In the first person ("KEVIN SCOTT: ... I'm still very, very
     bullish": "KEVIN SCOTT is bullish"), or where the sentence says they say it ("KEVIN
-    SCOTT mentions ...", `SAYING`), their line bears it out. Returns the speaker and who
-    their line says did it, or None."""
+    SCOTT mentions ...", `SAYING`), their line bears it out. A `heading` ("DIO GONZALEZ as
+    a Mentor and Advocate ...") is read the same way, unless it joins the name to another
+    topic (`TOPIC_JOINS`). Returns the speaker and who their line says did it, or None."""
     if CJK.search(sentence):
         return None
     runs = name_runs(sentence)
@@ -440,6 +447,8 @@ def speaker_as_doer(sentence: str, sources: list[str]) -> tuple[str, str] | None
     speaker = name.lower().split()
     if _saying(words[end:end + 2]):
         return None  # "KEVIN SCOTT mentions ...", "KEVIN SCOTT also said ..."
+    if heading and words[end].lower() in TOPIC_JOINS:
+        return None  # "Wences Casares and Bitcoin Treasuries"
     deed = next((w.lower() for w in words[end:]
                  if w.lower() not in FUNCTION_WORDS and w.lower() not in FRAME_WORDS), None)
     spoken = [_spoken(s, speaker) for s in sources]

@@ -258,8 +258,9 @@ def test_a_name_written_in_capitals_is_shown_as_the_index_writes_it():
     treasuries = ["WENCES CASARES: Current narrative of the market is that ICO treasuries are "
                   "selling what they had in the treasury, which is mostly Bitcoin and Ether."]
     assert support.speaker_as_doer("WENCES CASARES and Bitcoin Treasuries", treasuries)
-    assert not wr._speaker_as_doer("WENCES CASARES and Bitcoin Treasuries", treasuries)
-    assert wr._speaker_as_doer("DIO GONZALEZ as a Mentor and Advocate", dio)
+    assert not support.speaker_as_doer("WENCES CASARES and Bitcoin Treasuries", treasuries,
+                                       heading=True)
+    assert support.speaker_as_doer("DIO GONZALEZ as a Mentor and Advocate", dio, heading=True)
 
 
 def test_markup_around_a_word_is_not_part_of_it():

@@ -243,26 +243,6 @@ def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
     return "\n".join(rules) + "\n"
 
 
-# words that join a heading's first name to another topic ("Wences Casares and Bitcoin
-# Treasuries", "Kevin Scott on China"): it names two things, it does not say what one did
-TOPIC_JOINS = frozenset("and or on about in at with vs".split())
-_HEADING_WORD = re.compile(r"[^\W_]+")  # as `support.name_runs` counts words
-
-
-def _speaker_as_doer(heading: str, cited: list[str]) -> bool:
-    """Whether a heading says a transcript's speaker is what their own line says of
-    someone else, as a line may not (`support.speaker_as_doer`): "DIO GONZALEZ as a Mentor
-    and Advocate for Girls and Women in Tech" of "DIO GONZALEZ: And she's also a mentor
-    and an advocate for girls and women in tech." Not one joining the name to another
-    topic (`TOPIC_JOINS`)."""
-    runs = support.name_runs(heading)
-    words = _HEADING_WORD.findall(heading)
-    if runs and runs[0][0] == 0 and runs[0][1] < len(words) and (
-            words[runs[0][1]].lower() in TOPIC_JOINS):
-        return False
-    return support.speaker_as_doer(heading, cited) is not None
-
-
 class _Checker:
     """Reads the writer's reply as it streams: each finished line is checked and, if it
     stands, rendered and passed on (`on_text`)."""
@@ -464,7 +444,12 @@ class _Checker:
         earlier = {h.lower() for h, _ls in self.written.sections[:section]}
         given = " ".join(e.text for e in cited) + " " + title + " " + self.question
         shown = headings.shown(heading, given, self.question, self.name_words, earlier)
-        return "" if shown and _speaker_as_doer(shown, [e.text for e in cited]) else shown
+        # nor one saying a transcript's speaker is what their own line says of another,
+        # as a line may not: "DIO GONZALEZ as a Mentor and Advocate ..." of "DIO GONZALEZ:
+        # And she's also a mentor ..."
+        if shown and support.speaker_as_doer(shown, [e.text for e in cited], heading=True):
+            return ""
+        return shown
 
     def quoted_numbers(self, section: int) -> list[int]:
         """What a topic where nothing written stood quotes: its first evidence sentence
