@@ -17,20 +17,24 @@ not the sentence it meant. A line is garbled when it
 - only names something (`names_only`: "The Millbrook Flood."), or names nothing and says
   too little to stand alone (`says_little`: "There it stood, years afterwards.");
 - cuts a name short into another (`truncated_name`: "the Port Aldren Town" of "the Port
-  Aldren Town Council"; "the queer little Half." of "Half-Chick").
+  Aldren Town Council"; "the queer little Half." of "Half-Chick");
+- has no verb in its main clause (`verbless`: "... old Fezziwig and Mrs. Fezziwig both hands
+  to their partner." of "... advance and retire, both hands to your partner").
 
 Each was read off lines the 1.5B wrote that passed the word checks, and measured on the
 labelled lines (`scripts/eval_support.py`): none drops a supported one. `search/headings.py`
 uses `loops` and `OPEN_ENDS` for headings.
 
 What it deliberately does not do: judge whether a line is true (`support.py`), or parse:
-each test is a pattern of words, Latin-script text only where it says so."""
+each test is a pattern of words, Latin-script text only where it says so (`verbless`:
+English only)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 
+from .language.detect import detect_language
 from .language.scripts import CJK
 from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, name_runs
 
@@ -273,6 +277,80 @@ def says_little(sentence: str, most: int = 3) -> bool:
     if CJK.search(sentence) or named or any(w.isdigit() for w in words):
         return False
     return len([w for w in words if w.lower() not in FUNCTION_WORDS]) <= most
+
+
+# what marks a word as a clause's verb (`verbless`), English only: irregular past forms
+# (the regular end in "-ed"), words after which the next is a noun ("both hands", "the
+# plans"), the objects a verb takes next ("solve the", "kissed him"), the words a verb
+# follows in what a line cites ("they solve", "to advise"), and the words that open a
+# clause before the main one ("When they had gone through the dance, ...")
+IRREGULAR_PAST = frozenset("""went came said saw took gave made got found knew thought told felt
+left kept stood sat ran began brought held heard met paid put read set sent spent spoke struck
+became broke built bought caught chose drew drank drove ate fell fought flew forgot grew hid
+hung laid led lay lost meant rang rose shook shone shot shut sang sank slept slid spread sprang
+stuck swept threw tore wept wore won wrote let cut hit hurt quit shed split thrust bent cast
+dealt dug fed fled flung knelt leapt lit rode sought sold shrank slung spun stole stung strove
+swung taught understood woke""".split())
+_BEFORE_NOUNS = frozenset("""the a an his her its their my your our both all some many several
+these those each every no any two three four five few more most""".split())
+_OBJECTS = frozenset("the a an his her their its my our your him them me us".split())
+_SUBJECTS = frozenset("i you he she it we they who which that there here what".split())
+_SUBORDINATORS = frozenset("""when as after before while if because although though since once
+until whenever""".split())
+
+
+def _verbs_cited(sources: list[str]) -> set[str]:
+    """Words the cited sentences use as verbs: after a subject pronoun, a modal or "to"."""
+    out: set[str] = set()
+    for source in sources:
+        words = [w.lower() for w in _LETTERS.findall(source)]
+        for a, b in zip(words, words[1:]):
+            if (a in _SUBJECTS or a in MODALS or a == "to") and b not in FUNCTION_WORDS:
+                out.add(b)
+    return out
+
+
+def _could_be_verb(words: list[str], i: int, cited: set[str]) -> bool:
+    word, lower = words[i], words[i].lower()
+    before = words[i - 1].lower() if i else ""
+    after = words[i + 1].lower() if i + 1 < len(words) else ""
+    if lower in AUXILIARIES or lower in MODALS or lower in ("do", "does", "did"):
+        return True
+    if re.search(r"['’](?:m|re|ve|ll|d)$|n['’]t$", lower):
+        return True
+    if re.search(r"['’]s$", lower):  # "it's", "there's"; not "Scrooge's"
+        return lower[:-2] in _SUBJECTS
+    if lower in IRREGULAR_PAST or word[:1].isupper() or lower in FUNCTION_WORDS:
+        return lower in IRREGULAR_PAST
+    if lower in cited or after in _OBJECTS:
+        return True
+    return (before not in _BEFORE_NOUNS and len(lower) > 3
+            and (lower.endswith("ed") or (lower.endswith("s") and not lower.endswith("ss"))))
+
+
+def verbless(sentence: str, sources: list[str]) -> bool:
+    """Whether the sentence has no word that could be its verb, in its main clause (after a
+    clause "When ..." it opens with): a list of what something is, said of no one
+    ("Internet pioneer, entrepreneur and tech executive."), or a line that dropped its
+    verb ("When they had gone through the dance, old Fezziwig and Mrs. Fezziwig both hands
+    to their partner." of "... had gone all through the dance; advance and retire, both
+    hands to your partner"). Read generously: a word ending "-s" or "-ed" not after an
+    article counts as a verb, and so does any the cited sentences use as one. Of the 499
+    lines of docs/eval_runs/writer_*.jsonl it finds 8 (6 distinct), none of them a sentence or a true
+    one ("The theme of the supernatural and the power of the past."). English only (the
+    line and what it cites, by `detect_language`)."""
+    if CJK.search(sentence) or detect_language(" ".join([sentence, *sources])) != "en":
+        return False
+    words = _LETTERS.findall(sentence)
+    if words and words[0].lower() in _SUBORDINATORS:
+        comma = sentence.find(",")
+        if comma < 0:
+            return False
+        words = _LETTERS.findall(sentence[comma + 1:])
+    if len(words) < 3:
+        return False
+    cited = _verbs_cited(sources)
+    return not any(_could_be_verb(words, i, cited) for i in range(len(words)))
 
 
 # a question's word order: an auxiliary verb, then who ("Do you think ...", "Is it ...")

@@ -784,6 +784,34 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     assert not garbles.asks_flatly("Doing it well is what she asked of them.")
 
 
+def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
+    """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
+    its verb where the writer left a list of dance figures ("both hands to your partner"),
+    one lists what someone is and says of whom. A verb the cited sentences use, an "-s" or
+    "-ed" word not after an article, a contraction or an object next are each enough."""
+    dance = ["And when old Fezziwig and Mrs. Fezziwig had gone all through the dance; advance "
+             "and retire, both hands to your partner, bow and curtsy, cork-screw, "
+             "thread-the-needle, and back again to your place: Fezziwig cut."]
+    line = ("When they had gone through the dance, old Fezziwig and Mrs. Fezziwig both hands to "
+            "their partner.")
+    assert wr.verdict(line, dance) == (False, "has no verb: it is not a sentence")
+    assert not garbles.verbless(line.replace("both hands", "gave both hands"), dance)
+    assert not garbles.verbless("When they had gone through the dance.", dance)  # no main clause
+    pioneer = ["Marc Andreessen is an internet pioneer, entrepreneur and tech executive."]
+    assert garbles.verbless("Internet pioneer, entrepreneur and tech executive.", pioneer)
+    assert not garbles.verbless("Marc Andreessen is an internet pioneer.", pioneer)
+    mids = ["So the MIDs both solve the economic problem and the quality problem."]
+    assert not garbles.verbless("So the MIDs both solve the economic and the quality problem.",
+                                mids)  # "solve" takes "the"
+    assert not garbles.verbless("The MIDs both solve problems.", ["They solve problems."])
+    assert not garbles.verbless("I'm your host, Kevin Scott.", [])
+    assert not garbles.verbless("Scrooge bent before the Ghost.", [])  # an irregular past
+    assert not garbles.verbless("The Cratchits kissed Peter.", [])
+    assert not garbles.verbless("Tiny Tim sings.", [])
+    assert not garbles.verbless("Der Hafen und die Stadt Millbrook.", [])  # English only
+    assert not garbles.verbless("港口和城市。", [])
+
+
 def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped():
     """Short answers the 1.5B wrote over the sample corpus and Carol that passed the word
     checks: a clause stopped on its verb, a name with nothing said of it, a name shortened
