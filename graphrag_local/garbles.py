@@ -18,6 +18,9 @@ not the sentence it meant. A line is garbled when it
   too little to stand alone (`says_little`: "There it stood, years afterwards.");
 - cuts a name short into another (`truncated_name`: "the Port Aldren Town" of "the Port
   Aldren Town Council"; "the queer little Half." of "Half-Chick");
+- says only who spoke, of a sentence quoting them (`attribution_only`: "Mrs. Cratchit
+  cried, reddening." of "'The Founder of the Feast, indeed!' cried Mrs. Cratchit,
+  reddening.");
 - has no verb in its main clause (`verbless`: "... old Fezziwig and Mrs. Fezziwig both hands
   to their partner." of "... advance and retire, both hands to your partner").
 
@@ -351,6 +354,28 @@ def verbless(sentence: str, sources: list[str]) -> bool:
         return False
     cited = _verbs_cited(sources)
     return not any(_could_be_verb(words, i, cited) for i in range(len(words)))
+
+
+# a quotation's closing mark, then who said it and how: "... indeed!' cried Mrs. Cratchit,
+# reddening."
+_ATTRIBUTION = re.compile(r"[,!?.]['\"’”»]\s+(?P<said>[^'\"‘“«]+)$")
+
+
+def attribution_only(sentence: str, sources: list[str]) -> bool:
+    """Whether the sentence says only who spoke and how, of a cited sentence that quotes
+    them: its content words are all words of the attribution after the quotation ("Mrs.
+    Cratchit cried, reddening." of "'The Founder of the Feast, indeed!' cried Mrs.
+    Cratchit, reddening."). True, and it leaves out what was said, which is why the
+    sentence was evidence. Of the 499 lines of docs/eval_runs/writer_*.jsonl it finds that
+    one, which stood in Carol's themes."""
+    mine = {w.lower() for w in _LETTERS.findall(sentence)} - FUNCTION_WORDS
+    if not mine or CJK.search(sentence):
+        return False
+    for source in sources:
+        said = _ATTRIBUTION.search(source.strip())
+        if said and mine <= {w.lower() for w in _LETTERS.findall(said.group("said"))}:
+            return True
+    return False
 
 
 # a question's word order: an auxiliary verb, then who ("Do you think ...", "Is it ...")

@@ -784,6 +784,18 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     assert not garbles.asks_flatly("Doing it well is what she asked of them.")
 
 
+def test_a_line_saying_only_who_spoke_of_a_quotation_is_dropped():
+    """Carol's themes kept "Mrs. Cratchit cried, reddening.": true of what it cites, and
+    without what she cried. A line saying what was said, or whom of, is kept."""
+    founder = ["'The Founder of the Feast, indeed!' cried Mrs. Cratchit, reddening."]
+    assert wr.verdict("Mrs. Cratchit cried, reddening.", founder) == \
+        (False, "says who spoke and not what they said")
+    assert not garbles.attribution_only(
+        "Mrs. Cratchit cried that Scrooge was the Founder of the Feast.", founder)
+    assert not garbles.attribution_only("Mrs. Cratchit cried, reddening.",
+                                        ["Mrs. Cratchit cried, reddening."])  # no quotation
+
+
 def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
     its verb where the writer left a list of dance figures ("both hands to your partner"),
