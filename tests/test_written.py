@@ -796,6 +796,28 @@ def test_a_line_saying_only_who_spoke_of_a_quotation_is_dropped():
                                         ["Mrs. Cratchit cried, reddening."])  # no quotation
 
 
+def test_a_line_putting_a_before_a_plural_it_cites_is_dropped():
+    """Podcast answers kept "... which is a promising focus areas for AI right now." of
+    "one of the most promising focus areas of AI": the words that made it plural were cut.
+    A plural before a noun, after "a few", inside a phrase or ending "-ics" is no such cut."""
+    areas = ["KEVIN SCOTT: You mentioned healthcare, which is one of the most promising focus "
+             "areas of AI right now."]
+    assert wr.verdict("Kevin Scott mentioned healthcare, which is a promising focus areas for "
+                      "AI right now.", areas) == \
+        (False, "puts 'a' before a plural ('a promising focus areas', garbled)")
+    firms = ["Sequoia is one of the best venture capital firms in the world."]
+    assert garbles.misnumbered("Sequoia is a venture capital firms in the world.", firms) == \
+        "a venture capital firms"
+    assert not garbles.misnumbered("Sequoia is a venture capital firm.", firms)
+    assert not garbles.misnumbered("He had a few ideas.", ["He had the few ideas."])
+    assert not garbles.misnumbered("He bought a sports car.", ["He bought the sports car."])
+    assert not garbles.misnumbered("It was a series of talks.", ["It was the series of talks."])
+    assert not garbles.misnumbered("She studied a robotics course.", ["She taught robotics."])
+    assert not garbles.misnumbered("They used a days-long process.", ["It took days."])
+    assert not garbles.misnumbered("Sequoia is a venture capital firms.",
+                                   ["Sequoia is a venture capital firms fund."])  # said so
+
+
 def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
     its verb where the writer left a list of dance figures ("both hands to your partner"),

@@ -544,6 +544,8 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, "has no verb: it is not a sentence"
     if garbles.attribution_only(text, sources):
         return False, "says who spoke and not what they said"
+    if plural := garbles.misnumbered(text, sources):
+        return False, f"puts 'a' before a plural ('{plural}', garbled)"
     if garbles.asks_flatly(text):
         return False, "asks a question as if it stated something (garbled)"
     if cut_name := garbles.truncated_name(text, sources):
