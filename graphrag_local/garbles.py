@@ -23,6 +23,8 @@ not the sentence it meant. A line is garbled when it
   reddening.");
 - puts "a" before a plural of what it cites (`misnumbered`: "a promising focus areas" of
   "the most promising focus areas");
+- opens with a transcript's speaker as if speaking to them (`label_as_address`: "Bill
+  Coughran, Feynman was there." of "BILL COUGHRAN: ... Feynman was there");
 - has no verb in its main clause (`verbless`: "... old Fezziwig and Mrs. Fezziwig both hands
   to their partner." of "... advance and retire, both hands to your partner").
 
@@ -41,7 +43,7 @@ from collections import Counter
 
 from .language.detect import detect_language
 from .language.scripts import CJK
-from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, name_runs
+from .support import ARTICLES, FUNCTION_WORDS, MODALS, PREPOSITIONS, name_at, name_runs, speaks
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -412,6 +414,30 @@ def misnumbered(sentence: str, sources: list[str]) -> str:
                 and not any(after_article.search(s) for s in sources)):
             return m.group(0)
     return ""
+
+
+# a line's opening name, a comma, and the next word: "Bill Coughran, Feynman was there."
+_ADDRESSED = re.compile(r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*),\s+([\w'’]+)")
+_SUBJECT_PRONOUNS = frozenset("i i'm i’m i've i’ve we you he she they it".split())
+
+
+def label_as_address(sentence: str, sources: list[str]) -> str:
+    """The name a sentence opens with as if speaking to them, where a cited sentence opens
+    with it as its speaker's label, or "": "Bill Coughran, Feynman was there." of "BILL
+    COUGHRAN: ... Feynman was there", kept in a podcast answer; the label is who speaks,
+    and the line, a name, a comma and another subject (a name or "I", "we", "he" ...), is
+    neither what they said nor who said it. A comma and "the", "a" or "who" opens an
+    apposition ("Kevin Scott, the host, asked ..."), which this leaves. Of the 499 lines of
+    docs/eval_runs/writer_*.jsonl it finds 2, both read as garbled ("CHRISTINA WARREN, I'm
+    really looking forward.")."""
+    opened = _ADDRESSED.match(sentence)
+    if not opened:
+        return ""
+    name, after = opened.group(1), opened.group(2)
+    if not (after.lower() in _SUBJECT_PRONOUNS or after[:1].isupper()):
+        return ""
+    words = [w.lower() for w in _WORD.findall(name)]
+    return name if any(speaks(s, words) for s in sources) else ""
 
 
 # a question's word order: an auxiliary verb, then who ("Do you think ...", "Is it ...")

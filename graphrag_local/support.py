@@ -378,7 +378,7 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
             # a transcript's speaker ("WENCES CASARES: ... which is mostly Bitcoin and
             # Ether.") says all their line names: "WENCES CASARES discusses ... Bitcoin"
             if not near and _saying(words[a1:b0]) and any(
-                    _speaks(src, wa) and name_at(c, wb) for src, c in zip(sources, cited)):
+                    speaks(src, wa) and name_at(c, wb) for src, c in zip(sources, cited)):
                 continue
             # B hung on A by a preposition ("a mural of the River Aldren for the 2023 Lantern
             # Festival": the mural is for the festival) is not A doing something to B
@@ -409,7 +409,8 @@ def _spoken(source: str, name: list[str]) -> str | None:
     return said if colon and [w.lower() for w in _WORD.findall(head)] == name else None
 
 
-def _speaks(source: str, name: list[str]) -> bool:
+def speaks(source: str, name: list[str]) -> bool:
+    """Whether `source` is a line of the transcript's speaker `name` (lower case words)."""
     return _spoken(source, name) is not None
 
 

@@ -818,6 +818,22 @@ def test_a_line_putting_a_before_a_plural_it_cites_is_dropped():
                                    ["Sequoia is a venture capital firms fund."])  # said so
 
 
+def test_a_line_opening_with_its_speaker_as_if_speaking_to_them_is_dropped():
+    """A podcast answer kept "Bill Coughran, Feynman was there." of Bill's own line: the
+    label of who speaks became someone spoken to. An apposition after the comma is kept,
+    and so is a name that is no speaker's label in what the line cites."""
+    feynman = ["BILL COUGHRAN: And I think Feynman was there, and Gell-Mann."]
+    assert wr.verdict("Bill Coughran, Feynman was there.", feynman) == (
+        False, "opens with 'Bill Coughran', who speaks in what it cites, as if speaking to "
+               "them (garbled)")
+    assert garbles.label_as_address("CHRISTINA WARREN, I'm really looking forward.",
+                                    ["CHRISTINA WARREN: I'm really looking forward to it."])
+    assert not garbles.label_as_address("Bill Coughran, the host, said Feynman was there.",
+                                        feynman)
+    assert not garbles.label_as_address("Bill Coughran, Feynman was there.",
+                                        ["Bill Coughran said that Feynman was there."])
+
+
 def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
     its verb where the writer left a list of dance figures ("both hands to your partner"),

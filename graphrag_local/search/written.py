@@ -505,6 +505,30 @@ def _listed(names: list[str]) -> str:
     return ("、" if CJK.search("".join(names)) else ", ").join(names)
 
 
+# the tests of a garble (`garbles.py`) a line is read by after its loops and its cut, in
+# order, each with why a line it finds is dropped ("{}": what it found)
+GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
+    (garbles.cut_short, "ends inside a phrase of what it cites"),
+    (garbles.miscased, "writes '{}' with a capital where what it cites does not (garbled)"),
+    (garbles.gapped, "leaves a word out of what it cites ('{}')"),
+    (garbles.unjoined, "runs '{}' together where what it cites joins them (garbled)"),
+    (garbles.dangles, "ends on a verb that needs more"),
+    (garbles.stutters, "says '{}' twice in a row (garbled)"),
+    (garbles.says_again, "says '{}' again a few words on (garbled)"),
+    (lambda text, _cited: garbles.names_only(text), "names something and says nothing of it"),
+    (lambda text, _cited: garbles.says_little(text),
+     "names nothing and says too little to stand alone"),
+    (garbles.verbless, "has no verb: it is not a sentence"),
+    (garbles.attribution_only, "says who spoke and not what they said"),
+    (garbles.misnumbered, "puts 'a' before a plural ('{}', garbled)"),
+    (garbles.label_as_address,
+     "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
+    (lambda text, _cited: garbles.asks_flatly(text),
+     "asks a question as if it stated something (garbled)"),
+    (garbles.truncated_name, "says '{}', a name cut short of what it cites"),
+)
+
+
 def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, str]:
     """Whether a written line stands on the sentences it cites (`sources`), and if not,
     why: not looping, garbled or cut, and one cited sentence saying all it says
@@ -522,34 +546,9 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
         return False, f"says '{doubled}' twice (garbled)"
     if bound and cut(text):
         return False, "cut off at the word limit"
-    if garbles.cut_short(text, sources):
-        return False, "ends inside a phrase of what it cites"
-    if miscased := garbles.miscased(text, sources):
-        return False, f"writes '{miscased}' with a capital where what it cites does not (garbled)"
-    if gap := garbles.gapped(text, sources):
-        return False, f"leaves a word out of what it cites ('{gap}')"
-    if run_together := garbles.unjoined(text, sources):
-        return False, f"runs '{run_together}' together where what it cites joins them (garbled)"
-    if garbles.dangles(text, sources):
-        return False, "ends on a verb that needs more"
-    if stutter := garbles.stutters(text, sources):
-        return False, f"says '{stutter}' twice in a row (garbled)"
-    if again := garbles.says_again(text, sources):
-        return False, f"says '{again}' again a few words on (garbled)"
-    if garbles.names_only(text):
-        return False, "names something and says nothing of it"
-    if garbles.says_little(text):
-        return False, "names nothing and says too little to stand alone"
-    if garbles.verbless(text, sources):
-        return False, "has no verb: it is not a sentence"
-    if garbles.attribution_only(text, sources):
-        return False, "says who spoke and not what they said"
-    if plural := garbles.misnumbered(text, sources):
-        return False, f"puts 'a' before a plural ('{plural}', garbled)"
-    if garbles.asks_flatly(text):
-        return False, "asks a question as if it stated something (garbled)"
-    if cut_name := garbles.truncated_name(text, sources):
-        return False, f"says '{cut_name}', a name cut short of what it cites"
+    for test, reason in GARBLES:
+        if found := test(text, sources):
+            return False, reason.format(found)
     checked = support.check_one(text, sources)
     return checked.ok, checked.reason
 
