@@ -29,8 +29,10 @@ not the sentence it meant. A line is garbled when it
   to their partner." of "... advance and retire, both hands to your partner").
 
 Each was read off lines the 1.5B wrote that passed the word checks, and measured on the
-labelled lines (`scripts/eval_support.py`): none drops a supported one. `search/headings.py`
-uses `loops` and `OPEN_ENDS` for headings.
+labelled lines (`scripts/eval_support.py`): none drops a supported one but `says_little` and
+`attribution_only`, one line each that is true of what it cites and tells a reader nothing
+("She kissed him, his daughters kissed him."; "Mrs. Cratchit cried, reddening.").
+`search/headings.py` uses `loops` and `OPEN_ENDS` for headings.
 
 What it deliberately does not do: judge whether a line is true (`support.py`), or parse:
 each test is a pattern of words, Latin-script text only where it says so (`verbless`:
@@ -291,7 +293,7 @@ def says_little(sentence: str, most: int = 3) -> bool:
 # plans"), the objects a verb takes next ("solve the", "kissed him"), the words a verb
 # follows in what a line cites ("they solve", "to advise"), and the words that open a
 # clause before the main one ("When they had gone through the dance, ...")
-IRREGULAR_PAST = frozenset("""went came said saw took gave made got found knew thought told felt
+_IRREGULAR_PAST = frozenset("""went came said saw took gave made got found knew thought told felt
 left kept stood sat ran began brought held heard met paid put read set sent spent spoke struck
 became broke built bought caught chose drew drank drove ate fell fought flew forgot grew hid
 hung laid led lay lost meant rang rose shook shone shot shut sang sank slept slid spread sprang
@@ -327,12 +329,17 @@ def _could_be_verb(words: list[str], i: int, cited: set[str]) -> bool:
         return True
     if re.search(r"['’]s$", lower):  # "it's", "there's"; not "Scrooge's"
         return lower[:-2] in _SUBJECTS
-    if lower in IRREGULAR_PAST or word[:1].isupper() or lower in FUNCTION_WORDS:
-        return lower in IRREGULAR_PAST
+    if lower in _IRREGULAR_PAST or word[:1].isupper() or lower in FUNCTION_WORDS:
+        return lower in _IRREGULAR_PAST
     if lower in cited or after in _OBJECTS:
         return True
     return (before not in _BEFORE_NOUNS and len(lower) > 3
             and (lower.endswith("ed") or (lower.endswith("s") and not lower.endswith("ss"))))
+
+
+def _english(sentence: str, sources: list[str]) -> bool:
+    """Whether a line and what it cites are English (`detect_language`, read together)."""
+    return not CJK.search(sentence) and detect_language(" ".join([sentence, *sources])) == "en"
 
 
 def verbless(sentence: str, sources: list[str]) -> bool:
@@ -343,10 +350,10 @@ def verbless(sentence: str, sources: list[str]) -> bool:
     to their partner." of "... had gone all through the dance; advance and retire, both
     hands to your partner"). Read generously: a word ending "-s" or "-ed" not after an
     article counts as a verb, and so does any the cited sentences use as one. Of the 499
-    lines of docs/eval_runs/writer_*.jsonl it finds 8 (6 distinct), none of them a sentence or a true
-    one ("The theme of the supernatural and the power of the past."). English only (the
-    line and what it cites, by `detect_language`)."""
-    if CJK.search(sentence) or detect_language(" ".join([sentence, *sources])) != "en":
+    lines of docs/eval_runs/writer_*.jsonl it finds 8 (6 distinct), none of them a
+    sentence or a true one ("The theme of the supernatural and the power of the past.").
+    English only (the line and what it cites, by `detect_language`)."""
+    if not _english(sentence, sources):
         return False
     words = _LETTERS.findall(sentence)
     if words and words[0].lower() in _SUBORDINATORS:
@@ -385,7 +392,8 @@ def attribution_only(sentence: str, sources: list[str]) -> bool:
 # "a" or "an", up to two words, and a plural of what a line cites ("a promising focus
 # areas for" of "the most promising focus areas of"); a word that ends so and is one
 # ("a focus", "a lens", "a series") is none
-_A_PLURAL = re.compile(r"\b(an?)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[^\W\dius]s)\b(?![-'’])(?=\s*([^\W_]+)?)")
+_A_PLURAL = re.compile(r"\b(an?)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[^\W\dius]s)\b"
+                       r"(?![-'’])(?=\s*([^\W_]+)?)")
 _SINGULAR_S = frozenset("""lens means news series species headquarters whereabouts crossroads
 kudos chaos cosmos bias gas atlas canvas alias""".split())
 
@@ -400,7 +408,9 @@ def misnumbered(sentence: str, sources: list[str]) -> str:
     "a series of talks") makes it no run of one phrase, and a word ending "-ics" or one of
     `_SINGULAR_S` is no plural. Of the 499 lines of docs/eval_runs/writer_*.jsonl it finds
     3 (2 distinct), each labelled false ("Reid Hoffman was a young boys who ..."). English
-    words only."""
+    only (Spanish "a" is a preposition: "a comprar regalos")."""
+    if not _english(sentence, sources):
+        return ""
     for m in _A_PLURAL.finditer(sentence):
         run, after = m.group(2), m.group(3) or ""
         last = run.split()[-1].lower()

@@ -816,6 +816,8 @@ def test_a_line_putting_a_before_a_plural_it_cites_is_dropped():
     assert not garbles.misnumbered("They used a days-long process.", ["It took days."])
     assert not garbles.misnumbered("Sequoia is a venture capital firms.",
                                    ["Sequoia is a venture capital firms fund."])  # said so
+    assert not garbles.misnumbered("Decidió ir a comprar regalos para sus hijos.",  # Spanish "a"
+                                   ["Quería comprar regalos para sus hijos en la ciudad."])
 
 
 def test_a_line_opening_with_its_speaker_as_if_speaking_to_them_is_dropped():
