@@ -25,6 +25,8 @@ not the sentence it meant. A line is garbled when it
   "the most promising focus areas");
 - opens with a transcript's speaker as if speaking to them (`label_as_address`: "Bill
   Coughran, Feynman was there." of "BILL COUGHRAN: ... Feynman was there");
+- turns a cited "where" into "which" (`relative_swapped`: "Sequoia, which he invests in"
+  of "Sequoia, where he invests in and advises tech entrepreneurs");
 - has no verb in its main clause (`verbless`: "... old Fezziwig and Mrs. Fezziwig both hands
   to their partner." of "... advance and retire, both hands to your partner").
 
@@ -448,6 +450,27 @@ def label_as_address(sentence: str, sources: list[str]) -> str:
         return ""
     words = [w.lower() for w in _WORD.findall(name)]
     return name if any(speaks(s, words) for s in sources) else ""
+
+
+_RELATIVE = re.compile(r"\b(which|that|who|whom)\s+([^\W_]+(?:\s+[^\W_]+){2,})")
+
+
+def relative_swapped(sentence: str, sources: list[str]) -> str:
+    """A relative clause the sentence opens with "which", "that" or "who" where a cited
+    sentence opens the same words (three or more) with "where" or "when", or "": the clause
+    now says what it said of a place or a time of the noun before it ("Bill is now a
+    partner at Sequoia, which he invests in and advises." of "... a partner at Sequoia,
+    where he invests in and advises tech entrepreneurs": Sequoia is where he invests, not
+    what), kept in a podcast answer. Of the 499 lines of docs/eval_runs/writer_*.jsonl it
+    finds one, read as garbled or false (the same line, with "tech entrepreneurs")."""
+    for opened in _RELATIVE.finditer(sentence):
+        words = opened.group(2).split()
+        for k in range(len(words), 2, -1):
+            run = " ".join(words[:k])
+            said = re.compile(rf"\b(?:where|when)\s+{re.escape(run)}\b", re.IGNORECASE)
+            if any(said.search(s) for s in sources):
+                return f"{opened.group(1)} {run}"
+    return ""
 
 
 # a question's word order: an auxiliary verb, then who ("Do you think ...", "Is it ...")

@@ -836,6 +836,21 @@ def test_a_line_opening_with_its_speaker_as_if_speaking_to_them_is_dropped():
                                         ["Bill Coughran said that Feynman was there."])
 
 
+def test_a_line_turning_a_cited_where_into_which_is_dropped():
+    """A podcast answer kept "Bill is now a partner at Sequoia, which he invests in and
+    advises.": Sequoia is where he invests, in what it cites, not what he invests in."""
+    sequoia = ["Bill is now a partner at Sequoia, where he invests in and advises tech "
+               "entrepreneurs."]
+    assert wr.verdict("Bill is now a partner at Sequoia, which he invests in and advises.",
+                      sequoia) == (False, "says 'which he invests in and advises' where what it "
+                                          "cites says where or when")
+    assert not garbles.relative_swapped(
+        "Bill is a partner at Sequoia, which invests in tech entrepreneurs.", sequoia)
+    assert not garbles.relative_swapped(
+        "Bill is now a partner at Sequoia, where he invests in and advises tech "
+        "entrepreneurs.", sequoia)
+
+
 def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
     its verb where the writer left a list of dance figures ("both hands to your partner"),

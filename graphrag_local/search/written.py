@@ -523,6 +523,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.misnumbered, "puts 'a' before a plural ('{}', garbled)"),
     (garbles.label_as_address,
      "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
+    (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
     (lambda text, _cited: garbles.asks_flatly(text),
      "asks a question as if it stated something (garbled)"),
     (garbles.truncated_name, "says '{}', a name cut short of what it cites"),
