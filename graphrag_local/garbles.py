@@ -305,7 +305,8 @@ swung taught understood woke""".split())
 _BEFORE_NOUNS = frozenset("""the a an his her its their my your our both all some many several
 these those each every no any two three four five few more most""".split())
 _OBJECTS = frozenset("the a an his her their its my our your him them me us".split())
-_SUBJECTS = frozenset("i you he she it we they who which that there here what".split())
+_PERSONAL = frozenset("i you he she it we they".split())  # a clause's subject, as a pronoun
+_SUBJECTS = _PERSONAL | frozenset("who which that there here what".split())
 _SUBORDINATORS = frozenset("""when as after before while if because although though since once
 until whenever""".split())
 
@@ -331,8 +332,10 @@ def _could_be_verb(words: list[str], i: int, cited: set[str]) -> bool:
         return True
     if re.search(r"['’]s$", lower):  # "it's", "there's"; not "Scrooge's"
         return lower[:-2] in _SUBJECTS
-    if lower in _IRREGULAR_PAST or word[:1].isupper() or lower in FUNCTION_WORDS:
-        return lower in _IRREGULAR_PAST
+    if lower in _IRREGULAR_PAST:
+        return True
+    if word[:1].isupper() or lower in FUNCTION_WORDS:  # a name, or a function word
+        return False
     if lower in cited or after in _OBJECTS:
         return True
     return (before not in _BEFORE_NOUNS and len(lower) > 3
@@ -430,7 +433,6 @@ def misnumbered(sentence: str, sources: list[str]) -> str:
 
 # a line's opening name, a comma, and the next word: "Bill Coughran, Feynman was there."
 _ADDRESSED = re.compile(r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*),\s+([\w'’]+)")
-_SUBJECT_PRONOUNS = frozenset("i i'm i’m i've i’ve we you he she they it".split())
 
 
 def label_as_address(sentence: str, sources: list[str]) -> str:
@@ -446,7 +448,7 @@ def label_as_address(sentence: str, sources: list[str]) -> str:
     if not opened:
         return ""
     name, after = opened.group(1), opened.group(2)
-    if not (after.lower() in _SUBJECT_PRONOUNS or after[:1].isupper()):
+    if not (re.split("['’]", after.lower())[0] in _PERSONAL or after[:1].isupper()):
         return ""
     words = [w.lower() for w in _WORD.findall(name)]
     return name if any(speaks(s, words) for s in sources) else ""
