@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import asdict
 
 from .edges import Edges
+from .language.messages import main_language
 from .schema import Chunk, Claim, CommunityReport, Finding, Source, content_id
 from .sentences import squash
 from .stages.communities import Cluster
@@ -85,6 +86,7 @@ def extractive_reporter(b):
     s = b.settings.reports
     evidence = b.evidence
     edges = Edges(b.relationships)
+    chunk_language = {c.id: c.language for c in b.chunks}
 
     def write(clusters: list[Cluster], by_id: dict, done: dict) -> dict[str, CommunityReport]:
         return {c.id: write_one(c, [by_id[k] for k in c.children], done) for c in clusters}
@@ -116,12 +118,14 @@ def extractive_reporter(b):
             if (r := done.get(c.id)) is not None and r.status == "ok" and r.summary_sources
             and r.summary_sources[0] in evidence and len(c.members) < len(cluster.members)
         ]
+        language = main_language(chunk_language.get(e.source.chunk_id, "") for e in kept)
         key = content_id("extractive-report", json.dumps(asdict(s)), *cluster.members,
                          *sorted(e.text for e in kept), *sorted(e.text for _, e in child_findings),
-                         *(e.text for e in child_summaries), length=24)
+                         *(e.text for e in child_summaries),
+                         *(() if language == "en" else (f"language {language}",)), length=24)
         return extractive_report(cluster, ev, child_findings, key,
                                  max_findings=s.max_findings, max_summary_chars=s.max_summary_chars,
-                                 child_summaries=child_summaries)
+                                 child_summaries=child_summaries, language=language)
 
     return write
 

@@ -4,6 +4,7 @@ builds (fast method: names from the segmenters and rules, no model), each docume
 its language, names are real names of each text, and a question in each language is
 answered from the document in that language, quoting it as it is."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,20 @@ def test_a_question_in_each_language_is_answered_from_its_document(mixed):
     assert "парикмахером" in ru.answer, ru.answer
     en = ask(mixed, "Who founded the Aldren Water Trust?")
     assert "Mara Quill" in en.answer, en.answer
+
+
+def test_titles_and_headings_are_in_their_documents_language(mixed):
+    """A community's title joins its names with its documents' word for "and" (Russian
+    "и", Chinese "、" and "和"), and a global answer to a Russian question is headed so: no
+    English "and" in a Russian answer."""
+    titles = [r["title"] for r in Store(mixed).read("community_reports", ["title"])]
+    cyrillic = [t for t in titles if re.search("[а-яА-Я]", t) and re.search(r"\s", t)]
+    han = [t for t in titles if re.search("[\u4e00-\u9fff]", t) and "、" in t]
+    assert cyrillic and all(" and " not in t for t in cyrillic), titles
+    assert any(" и " in t for t in cyrillic), titles
+    assert han and all("和" in t and " and " not in t for t in han), titles
+    assert any(" and " in t for t in titles if "Aldren" in t), titles
+    ru = ask(mixed, "Какие главные темы этих документов?", method="global")
+    headings = [line for line in ru.answer.splitlines() if line.startswith("**")]
+    assert any(re.search("[а-яА-Я]", h) for h in headings), ru.answer
+    assert not any(" and " in h and re.search("[а-яА-Я]", h) for h in headings), ru.answer

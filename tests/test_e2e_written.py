@@ -11,6 +11,7 @@ from cli_helpers import run
 from conftest import no_network, traces
 
 from graphrag_local import api, support
+from graphrag_local.language.messages import QUOTED_BELOW
 from graphrag_local.models import presets
 from graphrag_local.search import written as wr
 from graphrag_local.store import Store
@@ -182,7 +183,7 @@ def test_a_focused_global_question_gets_a_short_written_answer_over_its_quotes(e
     r = asked["result"]
     assert not asked["attempts"] and r.timings["focus"] >= wr.FOCUSED and r.written["quoted_below"]
     assert len([c for c in r.calls if c.purpose == "write"]) == 1
-    written, _, quoted = r.answer.partition(wr.QUOTED_BELOW)
+    written, _, quoted = r.answer.partition(QUOTED_BELOW["en"])
     assert quoted and not any(line.startswith("**") for line in written.splitlines())
     assert "**" in quoted and "Mara Quill" in quoted, r.answer  # the quoted answer's topics
     own = [line for line in written.splitlines() if line.startswith("- ")]

@@ -5,6 +5,7 @@ names in the nominative."""
 import pytest
 
 from graphrag_local.language.detect import detect_language
+from graphrag_local.language.messages import MORE, joined, main_language, more
 from graphrag_local.language.scripts import script_language
 from graphrag_local.schema import Chunk
 from graphrag_local.sentences import split_sentences
@@ -189,3 +190,21 @@ def test_a_chinese_name_is_an_entity_wherever_its_document_writes_it():
     assert out["b0"].entities == ()  # another document's names are not this one's
     assert out["e1"].entities == ()  # English: capitals mark names in every chunk alike
     assert out["j1"].entities == ()  # Japanese: MeCab reads a name alike in every chunk
+
+
+def test_names_are_listed_in_their_language():
+    """A community's title joins its names with its documents' "and"; a language without
+    one here gets a list of no language, never an English "and"."""
+    names = ["Phileas Fogg", "Passepartout", "Fix"]
+    assert joined(names, "en") == "Phileas Fogg, Passepartout and Fix"
+    assert joined(names, "fr") == "Phileas Fogg, Passepartout et Fix"
+    assert joined(names[:2], "de") == "Phileas Fogg und Passepartout"
+    assert joined(["Fernando", "Isabel"], "es") == "Fernando e Isabel"  # "y" before /i/
+    assert joined(["Sancho", "Hierro"], "es") == "Sancho y Hierro"  # not before "hie"
+    assert joined(["阿Ｑ", "土谷祠", "赵太爷"], "zh") == "阿Ｑ、土谷祠和赵太爷"
+    assert joined(["太郎", "花子"], "ja") == "太郎と花子"
+    assert joined(names, "fi") == "Phileas Fogg, Passepartout, Fix"
+    assert joined(["Ann"], "fr") == "Ann"
+    for language in ("en", "ru", "zh"):  # the tail comes off for a heading in every language
+        assert MORE.sub("", "A и B" + more(3, language)) == "A и B"
+    assert main_language(["fr", "", "en", "fr"]) == "fr" and main_language(["", ""]) == "en"

@@ -345,6 +345,20 @@ def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
     assert SOURCES[2] not in text and SOURCES[2] not in shown
 
 
+def test_the_tools_own_words_in_a_written_answer_are_in_the_questions_language():
+    """In a French index a French question's answer marks a quoted topic "(cité)" and says
+    in French how many sentences were dropped; the English question gets English."""
+    replies = ["## Opposition\n- Hannah Greer founded the Halvard Shipping Company [1]\n", ""]
+    asked = {"Quels sont les thèmes principaux ?": ("(cité)", "(1 phrase écrite retirée"),
+             "What are the main themes?": ("(quoted)", "(1 written sentence dropped")}
+    for question, (mark, note) in asked.items():
+        _out, checker = wr.write(FakeChatModel(list(replies)), load_prompts(), question,
+                                 evidence(), ["Aldren Harbour and Hannah Greer", "Halvard"],
+                                 max_tokens=100, languages=frozenset({"fr", "en"}))
+        text = wr.render(checker)
+        assert text.count(mark) == 2 and note in text, text
+
+
 def test_a_quoted_topic_quotes_what_its_heading_stands_on_where_its_best_sentence_does_not():
     """Nothing written stood: the topic quotes its best sentence, unless the writer's
     heading names what that sentence does not say and a sentence a dropped line was

@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from ..errors import InputError
+from ..language.messages import QUOTED, QUOTED_BELOW
 from ..stages.ground import contains, normalise
 
 
@@ -130,10 +131,10 @@ def lines(answer: str, chunk_text: dict[str, str]) -> dict:
     total = citing = written = copies = 0
     below = topic_quoted = False
     for raw in answer.splitlines():
-        if raw.startswith("*Quoted"):  # a focused answer's quotes, under its written lines
+        if raw in QUOTED_BELOW.values():  # a focused answer's quotes, under its written lines
             below = True
         elif raw.startswith("**"):
-            topic_quoted = "(quoted)" in raw
+            topic_quoted = any(f"({mark})" in raw for mark in QUOTED.values())
         if not (m := _BULLET.match(raw)):
             continue
         total += 1

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..language.messages import question_language
+from ..language.messages import main_language, question_language
 from ..schema import Source
 from ..sentences import squash, unlabelled
 from .common import IndexData
@@ -111,6 +111,11 @@ class SentenceIndex:
     def text(self, row: int) -> str:
         s = self.sources[row]
         return squash(self._data.chunks[s.chunk_id].text[s.start : s.end])
+
+    def language(self, rows: np.ndarray) -> str:
+        """The language most of the rows are in (their chunks'; "en" where none is known)."""
+        chunks = self._data.chunks
+        return main_language(chunks[self.sources[r].chunk_id].language for r in rows.tolist())
 
     def quoted(self, row: int) -> str:
         """The sentence as an answer quotes it: a piece of a long sentence whole."""

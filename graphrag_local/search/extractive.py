@@ -19,14 +19,20 @@ words, not the documents'."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..language.messages import nothing_relevant
+from ..language.messages import (
+    ALL_DROPPED,
+    MORE,
+    QUOTED_BELOW,
+    joined,
+    nothing_relevant,
+    said,
+)
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Entity, Source
@@ -40,7 +46,6 @@ from .titles import read_titles, topic_title
 
 LEAD_MARK = "(model's own words, not from the documents)"
 NOTHING = "no sentence of the documents was chosen."
-_MORE = re.compile(r"\s*\(\+\d+ more\)$")
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ def render(quotes: list[Quote], lead: str = "") -> str:
 
 def heading(title: str) -> str:
     """A theme's heading: its report's title without the "(+N more)" tail."""
-    return _MORE.sub("", title)
+    return MORE.sub("", title)
 
 
 def render_themes(themes: list[tuple[str, str, list[Quote]]], lead: str = "") -> str:
@@ -233,9 +238,10 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                       "dropped_lines": [{"text": w.text, "cites": list(w.cites),
                                          "reason": w.reason}
                                         for _h, ls in out.sections for w in ls if not w.ok]}
+    below_mark = said(QUOTED_BELOW, checker.language)
     if out.kept == 0 and focused:  # nothing written stood: the quotes answer
-        result.answer = quoted + (
-            f"\n\n(quoted: the writer's {out.dropped} sentences were dropped by the check)")
+        result.answer = quoted + "\n\n" + said(ALL_DROPPED, checker.language).format(
+            n=out.dropped)
         result.citations = _citations(below, a.data, extra)
         if a.on_text is not None:
             a.on_text(result.answer)
@@ -247,9 +253,9 @@ def _written(method: str, a: Answering, quotes: list[Quote],
         if focused:  # the short written answer, then what it rests on, under its topics'
             # titles: they name the entities the quotes are about (without them, Carol's
             # facts held by the answer fell from 8 of 12 to 7 in global, 9 to 7 in drift)
-            result.answer = f"{written}\n\n{wr.QUOTED_BELOW}\n\n{quoted}"
+            result.answer = f"{written}\n\n{below_mark}\n\n{quoted}"
             if a.on_text is not None:  # after the last line streamed (it ends the line)
-                a.on_text(f"\n{wr.QUOTED_BELOW}\n\n{quoted}")
+                a.on_text(f"\n{below_mark}\n\n{quoted}")
             cited += below
         else:
             result.answer = written
@@ -447,9 +453,8 @@ def threads(group: Group, sentences: SentenceIndex, max_members: int) -> list[Gr
     candidates = [(m, told[m], frozenset({m, hub})) for m in sorted(members - {hub})]
     candidates = [c for c in candidates if len(c[1]) >= THREAD_ROWS]
     candidates.sort(key=lambda c: (-len(c[1]), c[0]))
-    return [Group(f"{group.key}#{name}", f"{hub} and {name}", group.citation, rows,
-                  float(np.log1p(len(rows))),
-                  (), group.level + 1, focus)
+    return [Group(f"{group.key}#{name}", joined([hub, name], sentences.language(rows)),
+                  group.citation, rows, float(np.log1p(len(rows))), (), group.level + 1, focus)
             for name, rows, focus in candidates[:THREADS]]
 
 

@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..language.messages import joined
 from ..stages.ground import normalise
 from ..support import FUNCTION_WORDS
 from .evidence import SentenceIndex
@@ -81,9 +82,9 @@ def _words(text: str) -> set[str]:
             if len(w) > 2 and w not in FUNCTION_WORDS}
 
 
-def _joined(titles: list[str]) -> str:
+def _joined(titles: list[str], language: str) -> str:
     rest = [re.sub(r"^(The|A|An) ", lambda m: m.group(1).lower() + " ", t) for t in titles[1:]]
-    return " and ".join([titles[0]] + rest)
+    return joined([titles[0]] + rest, language)
 
 
 def _names(title: str, name: str) -> bool:
@@ -111,4 +112,4 @@ def topic_title(group: Group, sentences: SentenceIndex, titles: Titles,
             return None
         named = [title]
     taken.update(named)
-    return _joined(named)
+    return _joined(named, sentences.language(group.rows))

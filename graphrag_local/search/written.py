@@ -73,6 +73,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import garbles, support
+from ..language.messages import QUOTED, dropped_note, question_language, said
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..models.protocol import UNLIKELY_MARK
@@ -104,7 +105,6 @@ TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer ans
 # emphasize in their discussions?" 0.96), and are written topic by topic
 FOCUSED = 1.0
 LEAD_LINES = 3  # a focused answer's written sentences at most
-QUOTED_BELOW = "*Quoted from the documents:*"  # between a focused answer and its sentences
 # a question less focused than this is about the collection as a whole ("What are the
 # main themes?" 0.03-0.31): its topics are written as their groups' reports, from evidence
 # that does not depend on the question (`themes.report_rows`), so that every such question
@@ -271,6 +271,7 @@ class _Checker:
         # the entities a sentence names: the names shown beside a topic's heading
         self.group_names, self.named_in = list(group_names), named_in
         self.cased = cased or {}  # an entity's name by its forms, case-folded (`recased`)
+        self.language = "en"  # the answer's: the tool's own words in it are (`messages`)
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -382,7 +383,7 @@ class _Checker:
         heading stands on (`quoted_numbers`), quoted, under that heading or else its
         community's title."""
         shown = self.quoted_numbers(section)
-        lines = [self.headline(section, shown, " (quoted)")]
+        lines = [self.headline(section, shown, f" ({said(QUOTED, self.language)})")]
         lines += [f"- {self.evidence[n - 1].text} [{', '.join(self.refs((n,)))}]"
                   for n in shown]
         return "\n".join(lines) + "\n"
@@ -570,6 +571,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
                        group_names, named_in, cased=cased)
+    checker.language = question_language(question, languages) if languages else "en"
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
@@ -802,8 +804,5 @@ def render(checker: _Checker) -> str:
             out += [f"- {w.text} [{', '.join(checker.refs(w.cites))}]" for w in kept]
     if written.dropped:
         out.append("")
-        one = written.dropped == 1
-        out.append(f"({written.dropped} written sentence{'' if one else 's'} dropped: what "
-                   f"{'it cites' if one else 'they cite'} does not say it, or it repeats "
-                   "another or is garbled; --json lists them)")
+        out.append(dropped_note(written.dropped, checker.language))
     return "\n".join(out).strip()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..language.messages import joined, more
 from ..schema import CommunityReport, Finding
 from ..sentences import near_duplicate, standalone
 from .communities import Cluster
@@ -30,13 +31,13 @@ class CommunityEvidence:
     relating: set[str]  # texts of sentences that relate two members
 
 
-def title_of(members: tuple[str, ...], degree: dict[str, int], max_names: int = 3) -> str:
+def title_of(members: tuple[str, ...], degree: dict[str, int], max_names: int = 3,
+             language: str = "en") -> str:
+    """The community's most connected names, a list in its documents' `language`
+    ("Phileas Fogg, Passepartout et Fix (+12)")."""
     top = sorted(members, key=lambda m: (-degree.get(m, 0), m))[:max_names]
-    if len(top) == 1:
-        return top[0]
-    title = ", ".join(top[:-1]) + " and " + top[-1]
-    more = len(members) - len(top)
-    return title + (f" (+{more} more)" if more else "")
+    rest = len(members) - len(top)
+    return joined(top, language) + (more(rest, language) if rest else "")
 
 
 def pick(ev: CommunityEvidence, count: int, max_chars: int = 320) -> list[Evidence]:
@@ -75,11 +76,13 @@ def extractive_report(
     max_findings: int,
     max_summary_chars: int,
     child_summaries: list[Evidence] = (),
+    language: str = "en",
 ) -> CommunityReport:
     """The report of `cluster`; `child_findings`: (sub-community id, finding) of its
     sub-communities' reports, candidates alongside its own sentences; `child_summaries`:
     the first summary sentence of each sub-community, largest first: a community with
-    sub-communities is summed up by theirs (it summarises its whole subtree)."""
+    sub-communities is summed up by theirs (it summarises its whole subtree); `language`:
+    its documents', the title's list is in."""
     from_child = {e.text: cid for cid, e in child_findings}
     candidates = CommunityEvidence(
         ev.members, ev.degree, ev.sentences + [e for _, e in child_findings], ev.relating
@@ -97,7 +100,7 @@ def extractive_report(
     n_rel = len(ev.relating)
     return CommunityReport(
         id=cluster.id, community_id=cluster.id, level=cluster.level, key=key, status="ok",
-        error="", title=title_of(ev.members, ev.degree),
+        error="", title=title_of(ev.members, ev.degree, language=language),
         summary=" ".join(e.text for e in summary),
         rating=graph_rating(ev), rating_by="graph",
         rating_explanation=(
