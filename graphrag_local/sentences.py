@@ -198,3 +198,18 @@ def standalone(text: str, long: int = 45) -> float:
     if n > long:
         score -= min(0.6, (n - long) / 40)
     return max(0.05, score)
+
+
+# a third person pronoun a sentence may open with, in the languages of the index's
+# documents (English, French, German, Spanish, Russian): its subject is named in a
+# sentence before it ("He left the room, and went upstairs ..." is Bob, whom the sentence
+# does not name)
+_PRONOUNS = frozenset("""he she they his her their him them il elle ils elles er sie ihr
+ihre ihm ihn él ella ellos ellas он она они его её ее их""".split())
+
+
+def opens_with_pronoun(text: str) -> bool:
+    """Whether the sentence's first word is a third person pronoun (`_PRONOUNS`): read
+    alone, it does not say of whom it speaks."""
+    first = re.match(r"\W*(\w+)", text)
+    return bool(first) and first.group(1).lower() in _PRONOUNS

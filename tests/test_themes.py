@@ -22,7 +22,12 @@ from graphrag_local.search.themes import (
     score_groups,
     select_dynamic,
 )
-from graphrag_local.sentences import near_duplicate, split_sentences, standalone
+from graphrag_local.sentences import (
+    near_duplicate,
+    opens_with_pronoun,
+    split_sentences,
+    standalone,
+)
 
 pytestmark = pytest.mark.fast
 
@@ -297,6 +302,22 @@ def test_a_groups_report_evidence_is_the_same_whatever_is_asked():
     assert picks[0] == picks[1] and picks[0]["all"] == rows
     # "ann" (the trust's two sentences) is kept only where "all" did not already take them
     assert all(2 * len(set(r) & set(rows)) <= len(r) for k, r in picks[0].items() if k != "all")
+
+
+def test_a_sentence_opening_with_a_pronoun_is_a_groups_line_after_one_naming_its_subject():
+    """"He left the room, and went upstairs ..." is Bob, whom only the sentence before it
+    names: under a topic of Scrooge's nephew and Christmas, a reader took it for the
+    nephew. A sentence opening with a third person pronoun (`opens_with_pronoun`) is a
+    group's line after one that names whom it tells of, in any language of the index."""
+    for he, named in (("He left the room and went upstairs, which was hung with Christmas.",
+                       "Fred laughed at his uncle and wished him a merry Christmas."),
+                      ("Il quitta la salle et monta, à Noël, dans la chambre au-dessus.",
+                       "Fred rit de son oncle et lui souhaita un joyeux Noël.")):
+        s = index([("d1", ("Christmas",), 0, he), ("d1", ("Fred", "Christmas"), 0, named)])
+        topic = Group("t", "t", None, s.rows_naming(["Christmas"]), 1.0,
+                      members=frozenset({"Christmas"}))
+        assert s.text(report_rows(topic, s, 1, 200)[0]) == named
+    assert opens_with_pronoun("'She kissed him,' said Bob.") and not opens_with_pronoun("Hello.")
 
 
 def test_a_formula_the_documents_all_say_is_a_groups_last_sentence():

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..sentences import near_duplicate, standalone, word_count
+from ..sentences import near_duplicate, opens_with_pronoun, standalone, word_count
 from .common import Citation
 from .evidence import SentenceIndex, settled
 
@@ -50,6 +50,7 @@ COVERAGE_BONUS = 0.35  # a group that brings an uncited document
 REDUNDANCY_PENALTY = 0.3  # times a chosen group's likeness above 0.5
 RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best one
 UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
+PRONOUN_WEIGHT = 0.6  # a sentence's quality as a group's line when it opens "He ..." (`_rank_sentences`)
 FORMULA_WEIGHT = 0.05  # a sentence's quality as a group's line when a formula (`evidence.formulaic`)
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
@@ -265,6 +266,8 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
         if word_count(text) < 4:
             continue
         quality = standalone(text, long=30)  # a theme line should be short
+        if opens_with_pronoun(text):  # says of whom only beside the sentence before it
+            quality *= PRONOUN_WEIGHT
         if formulas[r]:  # a greeting the documents all say tells nothing of the group
             quality *= FORMULA_WEIGHT
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
