@@ -475,6 +475,8 @@ def test_a_heading_may_name_its_topics_own_entities_and_words_the_documents_writ
     # in the other languages of shared/data too
     ("Aussi parfait qu'un chronomètre de Leroy ou d'un", "Aussi parfait qu'un chronomètre de Leroy"),
     ("Effi Hulda in der Liebesgeschichte mit", "Effi Hulda in der Liebesgeschichte"),
+    ("Прохоров подрался в бане с Устиньей Негулиной за", "Прохоров подрался в бане с Устиньей Негулиной"),
+    ("Le train de Douvres pour Calais à", "Le train de Douvres pour Calais"),
     ("Why the Cratchits die", "Why the Cratchits die"),  # an English word
     # cut by the grammar at 80 characters, the space after squashed: at its last comma
     ("The cunning little Jackals took hold of hands and ran up towards the Lion, as if",
@@ -506,6 +508,10 @@ def test_a_cut_heading_loses_its_open_end(heading, shown):
     # a speaker's first person: a sentence of a transcript, not a topic
     ("The Google thing was led by my PhD student Kevin Scott", ""),
     ("Google and I", ""),
+    ("J'ai été chanteur ambulant à Paris", ""),  # a character's line, in French
+    ("Ich war in China", ""),
+    ("Google et la Chine", "Google et la Chine"),
+    ("Google and the Mir space station", "Google and the Mir space station"),
 ])
 def test_a_heading_naming_what_its_evidence_lacks_is_cut_before_it(heading, shown):
     given = "Kevin Scott and Fei-Fei spoke of Google and China in 2019."

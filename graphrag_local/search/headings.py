@@ -30,13 +30,16 @@ def restates(heading: str, question: str) -> bool:
 # words a phrase does not end with: a heading ending so was cut ("... visit to"): those a
 # written line does not end with (`garbles.OPEN_ENDS`), a few more English ones, and those
 # of the other languages of the index's documents ("... Leroy ou d'un", "... der
-# Liebesgeschichte mit"; not the English words among them: "die", "den", "par", "con")
+# Liebesgeschichte mit", "... с Устиньей Негулиной за"; not those that are English words
+# or names: "die", "den", "par", "con", "am", "aus", "sin", "al")
 _OPEN_ENDS = garbles.OPEN_ENDS | frozenset(
     "a an but as his her if that which who whom whose when while because than "
     "der das dem des ein eine einen einem einer und oder mit von zu für auf "
     "le la les un une du de d'un d'une qu'un et ou avec pour au aux "
     "el los las unos unas del y o por para que "
-    "и в во с со к на по о об от для".split())
+    "à dans sur chez vers sous entre en hacia desde hasta sobre "
+    "bei nach über zum zur im vom beim "
+    "и в во с со к на по о об от для за у из при про над под до без через а но что как".split())
 
 
 def trimmed(heading: str) -> str:
@@ -113,12 +116,17 @@ def unnamed(heading: str, given: str, name_words: frozenset[str]) -> str | None:
     return None
 
 
-_SPEAKER = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine)\b")  # a speaker's own words
+# a speaker's own words: English, and the first person singular of French, Spanish, German
+# and Russian; in lower case only where a capital makes a name ("Yo-Yo Ma", "Mir", "Moi
+# University"), and not a word that is also English or a name ("mi", "ma", "Mein")
+_SPEAKER = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Jj]e|moi|yo|[Ii]ch|mich|mir|"
+                      r"[Яя]|[Мм]еня|[Мм]не|[Мм]ой)\b|(?<!\w)[Jj]['’]")
 
 
 def spoken(heading: str) -> bool:
-    """A heading in a speaker's first person is a sentence of a transcript, not a topic's
-    name ("The Google CAT thing was led by my PhD student Quoc Le ...")."""
+    """A heading in a speaker's first person is a sentence of a transcript or a character's
+    line, not a topic's name ("The Google CAT thing was led by my PhD student Quoc Le ...",
+    "J'ai été chanteur ambulant")."""
     return bool(_SPEAKER.search(heading))
 
 
