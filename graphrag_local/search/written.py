@@ -252,7 +252,7 @@ class _Checker:
                  bound: bool = False, group_names: list[tuple[str, ...] | None] = (),
                  named_in: Callable[[str], list[str]] | None = None,
                  reread: Callable[[str, str], int] | None = None,
-                 cased: Mapping[str, str] | None = None):
+                 cased: Mapping[str, str] | None = None, language: str = "en"):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         # a line's tokens the writer gives under `REREAD_P` read again beside its source,
         # for a line that does not carry the count (one streamed as it is written: set by
@@ -271,7 +271,7 @@ class _Checker:
         # the entities a sentence names: the names shown beside a topic's heading
         self.group_names, self.named_in = list(group_names), named_in
         self.cased = cased or {}  # an entity's name by its forms, case-folded (`recased`)
-        self.language = "en"  # the answer's: the tool's own words in it are (`messages`)
+        self.language = language  # the answer's: the tool's own words in it are (`messages`)
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -570,8 +570,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     Themes" section citing the first sentences). Returns the checked answer and its
     reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
-                       group_names, named_in, cased=cased)
-    checker.language = question_language(question, languages) if languages else "en"
+                       group_names, named_in, cased=cased,
+                       language=question_language(question, languages) if languages else "en")
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
