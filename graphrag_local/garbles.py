@@ -15,7 +15,9 @@ not the sentence it meant. A line is garbled when it
   Aldren");
 - capitalises a common word where a name was (`miscased`: "Danielle Feedback");
 - only names something (`names_only`: "The Millbrook Flood."), or names nothing and says
-  too little to stand alone (`says_little`: "There it stood, years afterwards.");
+  too little to stand alone (`says_little`: "There it stood, years afterwards."), or ends
+  on an "it" only what it cites says (`leans_back`: "The Ghost of Christmas Present knew
+  it.");
 - cuts a name short into another (`truncated_name`: "the Port Aldren Town" of "the Port
   Aldren Town Council"; "the queer little Half." of "Half-Chick");
 - says only who spoke, of a sentence quoting them (`attribution_only`: "Mrs. Cratchit
@@ -31,9 +33,10 @@ not the sentence it meant. A line is garbled when it
   to their partner." of "... advance and retire, both hands to your partner").
 
 Each was read off lines the 1.5B wrote that passed the word checks, and measured on the
-labelled lines (`scripts/eval_support.py`): none drops a supported one but `says_little` and
-`attribution_only`, one line each that is true of what it cites and tells a reader nothing
-("She kissed him, his daughters kissed him."; "Mrs. Cratchit cried, reddening.").
+labelled lines (`scripts/eval_support.py`): none drops a supported one but `says_little`,
+`attribution_only` and `leans_back`, one line each that is true of what it cites and tells a
+reader nothing ("She kissed him, his daughters kissed him."; "Mrs. Cratchit cried,
+reddening."; "The Ghost of Christmas Present knew it.").
 `search/headings.py` uses `loops` and `OPEN_ENDS` for headings.
 
 What it deliberately does not do: judge whether a line is true (`support.py`), or parse:
@@ -288,6 +291,25 @@ def says_little(sentence: str, most: int = 3) -> bool:
     if CJK.search(sentence) or named or any(w.isdigit() for w in words):
         return False
     return len([w for w in words if w.lower() not in FUNCTION_WORDS]) <= most
+
+
+# what a line may end on that says what only the sentence it was cut from says
+_LEANING = frozenset("it this that".split())
+
+
+def leans_back(sentence: str) -> bool:
+    """Whether the sentence, English, ends on "it", "this" or "that" and says nothing else
+    but who and one word more: a reader cannot tell what "it" is ("The Ghost of Christmas
+    Present knew it." of "My opinion is, that it was a done thing between him and
+    Scrooge's nephew; and that the Ghost of Christmas Present knew it.", kept in Carol's
+    themes). "Scrooge looked about him for the Ghost, and saw it not." says more."""
+    words = _WORD.findall(sentence)
+    if CJK.search(sentence) or len(words) < 2 or words[-1].lower() not in _LEANING:
+        return False
+    named = {k for start, end, _text in name_runs(sentence) for k in range(start, end)}
+    said = [w for k, w in enumerate(words[:-1])
+            if k not in named and w.lower() not in FUNCTION_WORDS]
+    return len(said) <= 1
 
 
 # what marks a word as a clause's verb (`verbless`), English only: irregular past forms

@@ -781,6 +781,20 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
                                ["The sister of Scrooge's niece blushed."]) == "sister of Scrooge"
 
 
+def test_a_line_ending_on_an_it_only_its_source_explains_is_dropped():
+    """Kept in Carol's themes, true of what it cites, and no reader can tell what "it" is:
+    the sentence it was cut from says. A line that says more around its "it" stands."""
+    knew = ["My opinion is, that it was a done thing between him and Scrooge's nephew; and "
+            "that the Ghost of Christmas Present knew it."]
+    assert wr.verdict("The Ghost of Christmas Present knew it.", knew) == \
+        (False, "ends on 'it' and does not say what it is")
+    assert garbles.leans_back("Scrooge knew that.")
+    assert not garbles.leans_back("Scrooge looked about him for the Ghost, and saw it not.")
+    assert not garbles.leans_back("Marley was dead, and Scrooge knew it.")
+    assert not garbles.leans_back("The Spirit blessed the house and all in it.")
+    assert not garbles.leans_back("他知道它。")
+
+
 def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     """Kept lines of Carol's themes, true of what they cite, that tell a reader nothing:
     what stood, who kissed whom? A name, a number or a fourth word of content is enough."""
