@@ -342,6 +342,22 @@ def test_a_formula_the_documents_all_say_is_a_groups_last_sentence():
     assert s.text(report_rows(host, s, 1, 200)[0]).startswith("Kim Lee founded")
 
 
+def test_a_short_sentence_most_of_which_the_documents_all_say_is_a_formula():
+    """"KEVIN SCOTT: Hello everyone, welcome to Behind the Tech." headed the host's topic
+    in a podcast answer, quoted: its "hello everyone welcome" is said once. A sentence of
+    ten words or fewer most of whose runs of three the documents all say is a formula; a
+    longer one is not, nor one that says a run of its own more often than not."""
+    greeting = "Hello and welcome to the Harbour Show."
+    rows = [(f"d{k}", ("Kim",), 0, greeting) for k in range(1, 6)]
+    rows += [("d6", ("Kim",), 0, "KIM LEE: Hello everyone, welcome to the Harbour Show."),
+             ("d6", ("Kim",), 1, "Hello friends, welcome to the Harbour Show tonight, "
+              "where the boats of Port Marsh come in."),
+             ("d6", ("Kim",), 1, "Kim says welcome to the Harbour Show."),
+             ("d6", ("Kim",), 1, "Kim Lee founded the harbour radio station in 2004.")]
+    s = index(rows)
+    assert s.formulaic().tolist() == [True] * 6 + [False, True, False]
+
+
 def test_local_quotes_first_the_sentences_naming_what_the_question_names():
     """Asked "Who is Scrooge's clerk?", local quoted "'Is it?' said Scrooge." first (Scrooge
     among the entities nearest the question) and the one sentence naming the clerk not at
