@@ -297,19 +297,19 @@ def says_little(sentence: str, most: int = 3) -> bool:
 _LEANING = frozenset("it this that".split())
 
 
-def leans_back(sentence: str) -> bool:
-    """Whether the sentence, English, ends on "it", "this" or "that" and says nothing else
-    but who and one word more: a reader cannot tell what "it" is ("The Ghost of Christmas
-    Present knew it." of "My opinion is, that it was a done thing between him and
-    Scrooge's nephew; and that the Ghost of Christmas Present knew it.", kept in Carol's
-    themes). "Scrooge looked about him for the Ghost, and saw it not." says more."""
+def leans_back(sentence: str) -> str:
+    """The "it", "this" or "that" an English sentence ends on where it says nothing else
+    but who and one word more (else ""): a reader cannot tell what "it" is ("The Ghost of
+    Christmas Present knew it." of "My opinion is, that it was a done thing between him
+    and Scrooge's nephew; and that the Ghost of Christmas Present knew it.", kept in
+    Carol's themes). "Scrooge looked about him for the Ghost, and saw it not." says more."""
     words = _WORD.findall(sentence)
     if CJK.search(sentence) or len(words) < 2 or words[-1].lower() not in _LEANING:
-        return False
+        return ""
     named = {k for start, end, _text in name_runs(sentence) for k in range(start, end)}
     said = [w for k, w in enumerate(words[:-1])
             if k not in named and w.lower() not in FUNCTION_WORDS]
-    return len(said) <= 1
+    return words[-1] if len(said) <= 1 else ""
 
 
 # what marks a word as a clause's verb (`verbless`), English only: irregular past forms

@@ -520,7 +520,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (lambda text, _cited: garbles.says_little(text),
      "names nothing and says too little to stand alone"),
     (lambda text, _cited: garbles.leans_back(text),
-     "ends on 'it' and does not say what it is"),
+     "ends on '{}' and does not say what it is"),
     (garbles.verbless, "has no verb: it is not a sentence"),
     (garbles.attribution_only, "says who spoke and not what they said"),
     (garbles.misnumbered, "puts 'a' before a plural ('{}', garbled)"),
