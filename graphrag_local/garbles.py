@@ -293,7 +293,7 @@ def says_little(sentence: str, most: int = 3) -> bool:
     return len([w for w in words if w.lower() not in FUNCTION_WORDS]) <= most
 
 
-# what a line may end on that says what only the sentence it was cut from says
+# the words a line may end on that stand for what only the sentence it cites says
 _LEANING = frozenset("it this that".split())
 
 
