@@ -134,6 +134,23 @@ def unlabelled(text: str) -> str:
     return _SPEAKER.sub("", text.lstrip(), count=1)
 
 
+# a transcript's turn as it begins a line: its speaker's label (`_TURN`)
+_TURN_LINE = re.compile(r"(?m)^[ \t]*(?:\[[A-Z ]+\][ \t]*)?"
+                        r"([A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+){0,3}):\s")
+
+
+def last_speaker(text: str) -> str | None:
+    """The label of the last transcript turn that begins a line of `text` ("KEVIN SCOTT"
+    of "...\nKEVIN SCOTT: So, you grew up in Asia? And I'm ..."), or None."""
+    labels = [m.group(1) for m in _TURN_LINE.finditer(text)]
+    return labels[-1] if labels else None
+
+
+def opens_turn(text: str) -> bool:
+    """Whether a sentence opens with a speaker's label ("KEVIN SCOTT: Hi everyone.")."""
+    return _SPEAKER.match(text.lstrip()) is not None
+
+
 def squash(text: str) -> str:
     """Whitespace collapsed: how a stored sentence is shown and compared."""
     return " ".join(text.split())

@@ -1361,3 +1361,56 @@ def test_a_line_that_reads_as_garbled_to_the_writer_beside_its_source_is_dropped
                        reread=lambda text, source: wr.unlikely_again(model, text, source))
     live("- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]\n")
     assert not live.written.sections[0][1][0].ok
+
+
+def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
+    """Read alone, "Without the role at LinkedIn, I wouldn't be sitting here as CTO of
+    Microsoft." does not say who "I" is. A first-person sentence of a transcript that does
+    not open its turn is shown after the label of the turn it stands in, found in its
+    chunk, else in the chunk before (up to where it stands: not a later turn that chunk
+    also holds), where the label names an entity; a kept line written from it, after its
+    speaker's name. The writer is given
+    the sentence as it is. A sentence with no "I" or "we", one that opens its turn, and one
+    of a text with no turns are shown as they are."""
+    from graphrag_local.schema import Source
+    from graphrag_local.search.extractive import sentence_quote
+
+    first = ("KEVIN SCOTT: So, you grew up in Asia?\n"
+             "ANDREW NG: I was born in London, but grew up in Hong Kong. My father coded.\n"
+             "KEVIN SCOTT: We had an Atari. ")
+    second = "My father coded.\nKEVIN SCOTT: We had an Atari. I loved it."
+    chunks = {"c0": Chunk("c0", "d1", "ep.txt", 0, 0, 40, 40, first, 0, len(first)),
+              "c1": Chunk("c1", "d1", "ep.txt", 1, 30, 50, 20, second,
+                          first.index("My father"), len(first) + 14),
+              "c2": Chunk("c2", "d2", "carol.txt", 0, 0, 10, 10, "'I am here,' said he."),
+              "c3": Chunk("c3", "d3", "memo.txt", 0, 0, 10, 10, "FROM: Legal\nI certify it.")}
+    entities = {"Andrew Ng": Entity("Andrew Ng", "Andrew Ng", "PERSON", "", (),
+                                    aliases=(("ANDREW NG", 2),)),
+                "Kevin Scott": Entity("Kevin Scott", "Kevin Scott", "PERSON", "", ())}
+    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks,
+                     reports=[], communities=[])
+
+    def quote(chunk: str, sentence: str):
+        start = chunks[chunk].text.index(sentence)
+        return sentence_quote(data, Source(chunk, start, start + len(sentence)), 0.5)
+
+    born = quote("c0", "I was born in London, but grew up in Hong Kong.")
+    assert born.shown == "ANDREW NG: I was born in London, but grew up in Hong Kong."
+    assert quote("c1", "My father coded.").shown == "ANDREW NG: My father coded."
+    assert quote("c1", "I loved it.").shown == "KEVIN SCOTT: I loved it."
+    assert quote("c0", "KEVIN SCOTT: We had an Atari.").speaker == ""  # opens its turn
+    assert quote("c0", "So, you grew up in Asia?").speaker == ""  # no "I"
+    assert quote("c2", "'I am here,' said he.").speaker == ""  # no turns
+    assert quote("c3", "I certify it.").speaker == ""  # "FROM" names no one
+
+    said = [wr.Evidence(born.text, ("S1",), speaker=born.speaker),
+            wr.Evidence("Andrew Ng coded at six.", ("S2",))]
+    model = FakeChatModel(["- I was born in London [1]\n- Andrew Ng coded at six [2]\n"])
+    streamed: list[str] = []
+    out, checker = wr.write(model, load_prompts(), "Where was Andrew Ng born?", said, [],
+                            max_tokens=100, on_text=streamed.append, cased=data.cased)
+    assert out.kept == 2
+    assert "[1] I was born in London" in model.asked[0]["messages"][0]["content"]  # as it is
+    assert wr.render(checker).splitlines() == ["- Andrew Ng: I was born in London [S1]",
+                                               "- Andrew Ng coded at six [S2]"]
+    assert streamed[0] == "- Andrew Ng: I was born in London [S1]\n"

@@ -23,7 +23,7 @@ from ..schema import (
     Relationship,
     Source,
 )
-from ..sentences import squash, whole_sentence
+from ..sentences import last_speaker, squash, whole_sentence
 from ..settings import QuerySettings
 
 Count = Callable[[str], int]
@@ -365,6 +365,27 @@ class IndexData:
         chunk = self.chunks[source.chunk_id]
         a, b = whole_sentence(chunk.text, source.start, source.end, chunk.start_char == 0)
         return squash(chunk.text[a:b])
+
+    @cached_property
+    def _chunk_at(self) -> dict[tuple[str, int], Chunk]:
+        return {(c.document_id, c.index): c for c in self.chunks.values()}
+
+    def speaker(self, source: Source) -> str:
+        """Who says the sentence at `source`, where its document is a transcript: the label
+        of the turn it stands in ("ANDREW NG" of "I was born in London ..."), looked for in
+        its chunk before it, then in the chunk before that up to it, where the label names
+        an entity of the index (not a memo's "FROM:" or a "NOTE:"); "" where none is."""
+        chunk = self.chunks[source.chunk_id]
+        found = last_speaker(chunk.text[:source.start])
+        prev = self._chunk_at.get((chunk.document_id, chunk.index - 1))
+        if found is None and prev is not None and chunk.start_char > prev.start_char:
+            found = last_speaker(prev.text[:chunk.start_char - prev.start_char + source.start])
+        return found if found and found.casefold() in self._entity_forms else ""
+
+    @cached_property
+    def _entity_forms(self) -> frozenset[str]:
+        """Every entity's name and alias, case-folded."""
+        return frozenset(n.casefold() for n in self.entities) | frozenset(self.alias_of)
 
     def chunk_citation(self, chunk: Chunk, score: float = 0.0) -> Citation:
         where = f"{chunk.location}, " if chunk.location else ""

@@ -19,6 +19,7 @@ words, not the documents'."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -36,9 +37,9 @@ from ..language.messages import (
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Entity, Source
-from ..sentences import is_statement, near_duplicate, squash, word_count, words
+from ..sentences import is_statement, near_duplicate, opens_turn, squash, word_count, words
 from ..settings import QuerySettings
-from ..support import FUNCTION_WORDS
+from ..support import FIRST_PERSON, FUNCTION_WORDS
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
@@ -54,6 +55,15 @@ class Quote:
     source: Source
     refs: tuple[str, ...]  # the citation refs it carries (chunk ref, and report ref)
     score: float  # what ranked it (similarity)
+    # who says it, where it is a transcript's sentence in the first person that does not
+    # open its turn (`IndexData.speaker`): "ANDREW NG" of "I was born in London, ..."
+    speaker: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The sentence as an answer shows it: with its speaker's label where it has one,
+        as the transcript writes a turn ("ANDREW NG: I was born in London, ...")."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
 def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
@@ -94,7 +104,7 @@ def _heading(text: str) -> bool:
 
 def render(quotes: list[Quote], lead: str = "") -> str:
     lines = [f"{LEAD_MARK} {lead}", ""] if lead else []
-    lines += [f"- {q.text} [{', '.join(q.refs)}]" for q in quotes]
+    lines += [f"- {q.shown} [{', '.join(q.refs)}]" for q in quotes]
     return "\n".join(lines)
 
 
@@ -108,7 +118,7 @@ def render_themes(themes: list[tuple[str, str, list[Quote]]], lead: str = "") ->
     lines = [f"{LEAD_MARK} {lead}", ""] if lead else []
     for title, ref, quotes in themes:
         lines.append(f"**{title}**" + (f" [{ref}]" if ref else ""))
-        lines += [f"- {q.text} [{', '.join(q.refs)}]" for q in quotes]
+        lines += [f"- {q.shown} [{', '.join(q.refs)}]" for q in quotes]
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -130,7 +140,18 @@ def sentence_quote(data: IndexData, source: Source, score: float, extra: tuple[s
                    ) -> Quote:
     """The sentence at `source` as a quote; a piece of a long sentence (cut at a clause
     where it was stored) is quoted whole (`sentences.whole_sentence`)."""
-    return Quote(data.quoted(source), source, (*extra, data.chunk_ref[source.chunk_id]), score)
+    text = data.quoted(source)
+    return Quote(text, source, (*extra, data.chunk_ref[source.chunk_id]), score,
+                 _speaker(data, source, text))
+
+
+def _speaker(data: IndexData, source: Source, text: str) -> str:
+    """Who says `text`, where it is a transcript's sentence in the first person and does
+    not open its turn: read alone, "Without the role at LinkedIn, I wouldn't be sitting
+    here as CTO of Microsoft." does not say who "I" is. "" otherwise."""
+    if opens_turn(text) or not FIRST_PERSON & {w.lower() for w in re.findall(r"\w+", text)}:
+        return ""
+    return data.speaker(source)
 
 
 def row_quote(sentences: SentenceIndex, data: IndexData, row: int, score: float,
@@ -209,11 +230,11 @@ def _written(method: str, a: Answering, quotes: list[Quote],
         quoted, below = _quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
         ranked = sorted((q for q, _ in tagged), key=lambda q: -q.score)  # (stable)
         by_number = choose_quotes(ranked, a.settings.writer_quotes)
-        evidence = [wr.Evidence(q.text, q.refs) for q in by_number]
+        evidence = [wr.Evidence(q.text, q.refs, speaker=q.speaker) for q in by_number]
         titles: list[str] = []
     else:
         by_number = [q for q, _ in tagged]
-        evidence = [wr.Evidence(q.text, q.refs, i) for q, i in tagged]
+        evidence = [wr.Evidence(q.text, q.refs, i, q.speaker) for q, i in tagged]
         titles = [t for t, _r, _q in themes]
     extra = [replace(c, cited=False) for c in extra]  # cited only where a kept line cites
     writer = a.writer()
