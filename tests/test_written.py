@@ -1404,13 +1404,17 @@ def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
     assert quote("c3", "I certify it.").speaker == ""  # "FROM" names no one
 
     said = [wr.Evidence(born.text, ("S1",), speaker=born.speaker),
-            wr.Evidence("Andrew Ng coded at six.", ("S2",))]
-    model = FakeChatModel(["- I was born in London [1]\n- Andrew Ng coded at six [2]\n"])
+            wr.Evidence("Andrew Ng coded at six.", ("S2",)),
+            wr.Evidence("I'm your host, Kevin Scott, CTO of Microsoft.", ("S3",),
+                        speaker="KEVIN SCOTT")]
+    model = FakeChatModel(["- I was born in London [1]\n- Andrew Ng coded at six [2]\n"
+                           "- I'm the host, Kevin Scott [3]\n"])
     streamed: list[str] = []
     out, checker = wr.write(model, load_prompts(), "Where was Andrew Ng born?", said, [],
                             max_tokens=100, on_text=streamed.append, cased=data.cased)
-    assert out.kept == 2
+    assert out.kept == 3
     assert "[1] I was born in London" in model.asked[0]["messages"][0]["content"]  # as it is
     assert wr.render(checker).splitlines() == ["- Andrew Ng: I was born in London [S1]",
-                                               "- Andrew Ng coded at six [S2]"]
+                                               "- Andrew Ng coded at six [S2]",
+                                               "- I'm the host, Kevin Scott [S3]"]  # named
     assert streamed[0] == "- Andrew Ng: I was born in London [S1]\n"

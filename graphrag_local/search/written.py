@@ -387,7 +387,8 @@ class _Checker:
         speaker = self.evidence[cites[0] - 1].speaker if cites else ""
         if not speaker or not support.FIRST_PERSON & {w.lower() for w in re.findall(r"\w+", text)}:
             return text
-        return f"{recased(speaker, self.cased)}: {text}"
+        name = recased(speaker, self.cased)
+        return text if name.casefold() in text.casefold() else f"{name}: {text}"
 
     def section_text(self, section: int) -> str:
         """A themed answer's section as shown: its heading and kept lines, or, where none
