@@ -368,6 +368,7 @@ class IndexData:
 
     @cached_property
     def _chunk_at(self) -> dict[tuple[str, int], Chunk]:
+        """(document id, place in it) -> chunk."""
         return {(c.document_id, c.index): c for c in self.chunks.values()}
 
     def speaker(self, source: Source) -> str:

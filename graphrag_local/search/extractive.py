@@ -19,7 +19,6 @@ words, not the documents'."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -39,7 +38,7 @@ from ..prompts import Prompts
 from ..schema import Entity, Source
 from ..sentences import is_statement, near_duplicate, opens_turn, squash, word_count, words
 from ..settings import QuerySettings
-from ..support import FIRST_PERSON, FUNCTION_WORDS
+from ..support import FUNCTION_WORDS, in_first_person
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
@@ -149,7 +148,7 @@ def _speaker(data: IndexData, source: Source, text: str) -> str:
     """Who says `text`, where it is a transcript's sentence in the first person and does
     not open its turn: read alone, "Without the role at LinkedIn, I wouldn't be sitting
     here as CTO of Microsoft." does not say who "I" is. "" otherwise."""
-    if opens_turn(text) or not FIRST_PERSON & {w.lower() for w in re.findall(r"\w+", text)}:
+    if opens_turn(text) or not in_first_person(text):
         return ""
     return data.speaker(source)
 

@@ -197,6 +197,7 @@ class Evidence:
 
     @property
     def shown(self) -> str:
+        """The sentence as a quoted topic shows it (`extractive.Quote.shown`)."""
         return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
@@ -385,7 +386,7 @@ class _Checker:
         decade."), after the name of who speaks in the sentence it was written from (its
         first citation), as the index writes it: "Christina Warren: Before I joined ..."."""
         speaker = self.evidence[cites[0] - 1].speaker if cites else ""
-        if not speaker or not support.FIRST_PERSON & {w.lower() for w in re.findall(r"\w+", text)}:
+        if not speaker or not support.in_first_person(text):
             return text
         name = recased(speaker, self.cased)
         return text if name.casefold() in text.casefold() else f"{name}: {text}"
