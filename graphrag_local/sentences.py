@@ -31,7 +31,9 @@ LONG_CHARS = 640
 # sentence ("... there was this- \nANDREW NG: He's in a league of his own."): 124 of the
 # podcast's 6,310 sentences ran on across two speakers' turns, and were read as the
 # first speaker's (an "[MUSIC]" or the like may stand before the label)
-_TURN = r"(?:\[[A-Z ]+\][ \t]*)?[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+){0,3}:\s"
+_LABEL = r"[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+){0,3}"  # a speaker's label: "KEVIN SCOTT"
+_CUE = r"(?:\[[A-Z ]+\][ \t]*)?"  # "[MUSIC] " before it
+_TURN = _CUE + _LABEL + r":\s"
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*•+] |\d+[.)] |" + _TURN + "))")
 _SPEAKER = re.compile(_TURN + r"\s*")
 # (?<!...): a match never starts inside a run of stops, so "......" is read once, not once
@@ -135,8 +137,7 @@ def unlabelled(text: str) -> str:
 
 
 # a transcript's turn as it begins a line: its speaker's label (`_TURN`)
-_TURN_LINE = re.compile(r"(?m)^[ \t]*(?:\[[A-Z ]+\][ \t]*)?"
-                        r"([A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+){0,3}):\s")
+_TURN_LINE = re.compile(r"(?m)^[ \t]*" + _CUE + "(" + _LABEL + r"):\s")
 
 
 def last_speaker(text: str) -> str | None:
