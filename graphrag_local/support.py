@@ -420,6 +420,8 @@ FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 def in_first_person(text: str) -> bool:
     """Whether `text` says "I", "my", "we" or the like (English)."""
     return not FIRST_PERSON.isdisjoint(w.lower() for w in _WORD.findall(text))
+
+
 # who a line of speech says did something, where it is not its speaker
 OTHERS = frozenset("you your he him his she her it its they them their this that".split())
 
