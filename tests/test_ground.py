@@ -92,6 +92,22 @@ def test_a_person_known_by_whose_kin_they_are_is_a_name():
     assert "Scrooge" in names and "Fred" in names
 
 
+def test_the_pronoun_i_ends_a_name_and_a_number_i_does_not():
+    """The podcast's index had entities "London I" ("in London I think"), "Purdue I'm",
+    "Google Brain Team I", "Was I" and "Can I": in English, "I" before a lower-case
+    word, or contracted, is the pronoun; after a word that numbers, "I" is a number."""
+    text = ("We met in London I think. At Purdue I'm like, okay. On the Google Brain Team I "
+            "feel at home. Maybe I don't belong here. Can I make you a cup? Was I wrong? "
+            "World War I ended in 1918. Henry I of England died, and Part I begins.")
+    names = candidate_names(text, language="en")
+    assert "London" in names and "Google Brain Team" in names
+    for junk in ("London I", "Purdue I'm", "Google Brain Team I", "Was I", "Can I", "Maybe I"):
+        assert junk not in names
+    assert {"World War I", "Henry I of England", "Part I"} <= set(names)
+    # "I" is no pronoun in Spanish: "Carlos I fue rey" names Carlos I
+    assert "Carlos I" in candidate_names("Carlos I fue rey de España.", language="es")
+
+
 def test_for_joins_an_institutions_name_and_no_other():
     """The podcast's "Institute for Advanced Study" was two names, "Institute" and
     "Advanced Study"; "left Google for Microsoft" is still two."""

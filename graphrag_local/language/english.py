@@ -18,3 +18,15 @@ inside outside past throughout underneath unlike""".split())
 KIN = frozenset("""nephew niece wife husband sister brother father mother son daughter uncle
 aunt cousin widow grandfather grandmother grandson granddaughter clerk partner servant
 housekeeper maid""".split())
+# the pronoun "I" contracted: never part of a name, so it ends a run of capitalised words
+# ("at Purdue I'm like ..." is no name "Purdue I'm") (`stages/ground.py`)
+I_CONTRACTED = frozenset("I'm I've I'll I'd I’m I’ve I’ll I’d".split())
+# words after which "I" is a number, not the pronoun: "World War I", "Part I", "Henry I"
+# (`stages/ground.py`; elsewhere an "I" followed by a lower-case word is the pronoun:
+# "in London I think ...", "on the Google Brain Team I feel ...")
+NUMBERED = frozenset("""War Part Chapter Book Volume Vol Act Scene Stave Phase Type Class Title
+Article Section Schedule Appendix Annex Exhibit Level Stage Grade Tier Round Series Mark Model
+Henry Edward George Charles James William Richard John Mary Elizabeth Anne Victoria Louis
+Philip Peter Catherine Napoleon Napoléon Alexander Nicholas Frederick Francis Ferdinand Leo
+Pius Gregory Paul Otto Wilhelm Carlos Felipe Juan Isabella Pedro Alfonso Robert David Malcolm
+Constantine Justinian Darius Ptolemy""".split())

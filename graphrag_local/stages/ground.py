@@ -10,7 +10,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..language.english import KIN
+from ..language.english import I_CONTRACTED, KIN, NUMBERED
 from ..language.scripts import UNSPACED, script_language
 from ..schema import ClaimRecord, EntityRecord, RelationshipRecord
 
@@ -131,6 +131,10 @@ _LEADING_STOP = {
     "Against", "Within", "Across", "Along", "Around", "Near", "Like", "Unlike", "Last", "Next",
     "First", "Earlier", "One", "Two", "Three", "Four", "Five", "Ten", "My", "Your",
     "I'll", "I'm", "I've", "I'd", "I’ll", "I’m", "I’ve", "I’d",
+    # a question's or a reply's first word, never a name's ("Was I ...?", "Can I ...")
+    "Was", "Were", "Is", "Are", "Am", "Can", "Could", "Would", "Should", "Shall", "Does",
+    "Did", "Has", "Have", "Had", "Maybe", "Perhaps", "Yes", "Yeah", "Oh", "Okay", "Let",
+    "Actually", "Just",
 }
 
 
@@ -161,7 +165,7 @@ def _candidates(text: str, max_words: int, language: str):
         from ..language.names import cjk_candidates
 
         return cjk_candidates(text, language)
-    sure, doubtful = _spans(text, max_words)
+    sure, doubtful = _spans(text, max_words, english=language in ("", "en"))
     if language == "de":  # every noun is capitalised: runs are cut at common nouns
         from ..language.german import name_pieces
 
@@ -243,7 +247,22 @@ def _soft_wrap(text: str, gap: str, start: int) -> bool:
     return end - (text.rfind("\n", 0, end) + 1) >= WRAPPED_LINE
 
 
-def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _pronoun(words: list[tuple[str, int]], i: int, run: list[str], text: str) -> bool:
+    """Whether English word `i` is the pronoun "I" (contracted, or followed by a lower-case
+    word that is no connector, and not after a word that numbers: "World War I ended"), so
+    it ends a run of capitalised words: the podcast's "London I" ("in London I think"),
+    "Purdue I'm", "Google Brain Team I"."""
+    word, start = words[i]
+    if word in I_CONTRACTED:
+        return True
+    if word != "I" or i + 1 >= len(words) or (run and run[-1] in NUMBERED):
+        return False
+    after, at = words[i + 1]
+    return text[start + 1:at] == " " and after[:1].islower() and not _joins(after)
+
+
+def _spans(text: str, max_words: int,
+           english: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
     skip = heading_lines(text)
     starts = [a for a, _ in skip]
 
@@ -288,6 +307,9 @@ def _spans(text: str, max_words: int) -> tuple[tuple[str, ...], tuple[str, ...]]
         breaks = any(ch in gap for ch in ".,;:!?()[]\"\n_'‘’“”") or "--" in gap
         if run and breaks and not _soft_wrap(text, gap, start):
             flush()
+        if english and _pronoun(words, i, run, text):
+            flush()
+            continue
         if clean[:1].isupper():
             if not run:
                 k = start  # the white space before the word is text[k:start]
