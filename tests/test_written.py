@@ -909,6 +909,14 @@ def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     assert not garbles.verbless("Scrooge bent before the Ghost.", [])  # an irregular past
     assert not garbles.verbless("The Cratchits kissed Peter.", [])
     assert not garbles.verbless("Tiny Tim sings.", [])
+    # a clause set off by ", who" or ", which" is not the main clause
+    assert garbles.verbless("Scrooge's nephew, who was by this then.", [])
+    assert garbles.verbless("KEVIN SCOTT, who has the Feynman lectures and is sitting by his "
+                            "favorite reading chair at home.", [])
+    assert not garbles.verbless("The old Fox thought out a way, which was to catch the little "
+                                "Red Hen.", [])
+    assert not garbles.verbless("The man, who came in late, sat down.", [])
+    assert not garbles.verbless("The boy who sang the carol ran away.", [])
     assert not garbles.verbless("Der Hafen und die Stadt Millbrook.", [])  # English only
     assert not garbles.verbless("港口和城市。", [])
 
