@@ -406,6 +406,32 @@ def test_a_topic_heading_shows_the_entities_its_shown_sentences_name():
     assert wr._listed(["北京", "上海"]) == "北京、上海"
 
 
+def test_a_quoted_topics_heading_names_only_what_its_quote_says():
+    """A reader of a quoted topic sees one sentence: the writer's heading stands over it
+    only where that sentence says the names the heading says (the topic's title does not
+    vouch for them, as it does over written lines); else the topic's entities the quote
+    names head it. The podcast's "Bitcoin's Importance in Venezuela" stood over a
+    sentence on ICO treasuries."""
+    named = {SOURCES[0]: ["Hannah Greer", "Aldren Harbour"], SOURCES[2]: ["Tobias Renn"]}
+    names = frozenset({"tobias", "renn", "hannah", "greer", "aldren", "harbour"})
+    members = [("Aldren Harbour", "Tobias Renn", "Hannah Greer")]
+    for heading, head in (("Tobias Renn and the harbour", "**Aldren Harbour, Hannah Greer**"),
+                          ("Hannah Greer against dredging", "**Hannah Greer against dredging**")):
+        reply = f"## {heading}\n- Hannah Greer dredged the harbour in 1990 [1]\n"
+        out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Themes?", evidence()[:1],
+                                ["Tobias Renn and Hannah Greer"], max_tokens=100,
+                                name_words=names, group_names=members, named_in=named.get)
+        first = wr.render(checker).splitlines()
+        assert out.kept == 0 and first[0].startswith(f"{head} (quoted)"), first
+        assert first[1] == f"- {SOURCES[0]} [S1, R1]"
+    # over a written line the title vouches for its names, as before
+    reply = "## Tobias Renn and the harbour\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+    _out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Themes?", evidence()[:1],
+                             ["Tobias Renn and Hannah Greer"], max_tokens=100, name_words=names,
+                             group_names=members, named_in=named.get)
+    assert wr.render(checker).startswith("**Tobias Renn and the harbour**")
+
+
 def test_a_heading_that_repeats_the_topic_question_gives_way_to_the_topic_title():
     reply = (f"## {wr.TOPIC_QUESTION.split('(')[0].strip()}\n"
              "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
