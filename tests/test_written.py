@@ -367,7 +367,7 @@ def test_a_quoted_topic_quotes_what_its_heading_stands_on_where_its_best_sentenc
     dropped = "- Tobias Renn designed new earth banks in Norway [2]\n"
     for heading, quote, head in (
             ("Tobias Renn's earth banks", SOURCES[2], "**Tobias Renn's earth banks**"),
-            ("Flood defences", SOURCES[0], "**Flood defences**"),
+            ("Dredging the harbour", SOURCES[0], "**Dredging the harbour**"),
             ("Jonas Renn's plan", SOURCES[0], "**Aldren Harbour and Hannah Greer**")):  # on neither
         out, checker = wr.write(FakeChatModel([f"## {heading}\n{dropped}", ""]), load_prompts(),
                                 "Themes?", evidence(), ["Aldren Harbour and Hannah Greer", "Port"],
@@ -416,7 +416,13 @@ def test_a_quoted_topics_heading_names_only_what_its_quote_says():
     names = frozenset({"tobias", "renn", "hannah", "greer", "aldren", "harbour"})
     members = [("Aldren Harbour", "Tobias Renn", "Hannah Greer")]
     for heading, head in (("Tobias Renn and the harbour", "**Aldren Harbour, Hannah Greer**"),
-                          ("Hannah Greer against dredging", "**Hannah Greer against dredging**")):
+                          ("Hannah Greer against dredging", "**Hannah Greer against dredging**"),
+                          # its names said, but most of it a reading of other sentences
+                          ("The shipping tariff war of Hannah Greer",
+                           "**Aldren Harbour, Hannah Greer**"),
+                          # ... but its first part does
+                          ("Hannah Greer's stand, and the shipping tariff war",
+                           "**Hannah Greer's stand**")):
         reply = f"## {heading}\n- Hannah Greer dredged the harbour in 1990 [1]\n"
         out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Themes?", evidence()[:1],
                                 ["Tobias Renn and Hannah Greer"], max_tokens=100,
@@ -424,6 +430,16 @@ def test_a_quoted_topics_heading_names_only_what_its_quote_says():
         first = wr.render(checker).splitlines()
         assert out.kept == 0 and first[0].startswith(f"{head} (quoted)"), first
         assert first[1] == f"- {SOURCES[0]} [S1, R1]"
+    assert headings.fits("Accessibility in Technology", "... make the field more accessible.",
+                         "What technology?")
+    assert not headings.fits("Senior Cloud Developer Advocate",
+                             "We hope you enjoyed Kevin's interview with Fei-Fei Li.", "Who?")
+    # a heading that does not fit may keep its first part, if that fits, in two words or more
+    scene = "I'm bullish about the tech scene, so Silicon Valley and the Puget Sound area."
+    assert headings.fitting("Silicon Valley Culture and Entrepreneurial Environment", scene,
+                            "Who?") == "Silicon Valley Culture"
+    assert headings.fitting("Bitcoin and Quantum Computing", "Folks in Venezuela use Bitcoin.",
+                            "Who?") == ""
     # over a written line the title vouches for its names, as before
     reply = "## Tobias Renn and the harbour\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
     _out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Themes?", evidence()[:1],

@@ -7,8 +7,12 @@ said is cut before that name, and shown if two words or more are left; one that 
 restates the question, loops, speaks in the first person or repeats an earlier heading
 is not. The caller falls back to the community's title.
 
+Over a topic shown quoted (one sentence of its evidence) an English heading must also
+say, in half its content words, what that sentence says (`fits`).
+
 What it deliberately does not do: bind a heading's words by grammar (a heading names a
-topic in the writer's words: "Ethics", "Redemption"), or judge whether a heading is apt."""
+topic in the writer's words: "Ethics", "Redemption"), or judge whether a heading over
+written lines is apt."""
 
 from __future__ import annotations
 
@@ -25,6 +29,33 @@ def restates(heading: str, question: str) -> bool:
     asked = {w.lower() for w in re.findall(r"\w+", question)}
     return all(w.lower() in asked or w.lower() in support.FUNCTION_WORDS
                for w in re.findall(r"\w+", heading))
+
+
+def fits(heading: str, quote: str, question: str) -> bool:
+    """Whether an English heading over a quote says what the quote (or the question) says
+    in at least half its content words (a word said when its first five letters are:
+    "Accessibility" of "accessible"). The writer headed a topic from all its evidence; a
+    topic shown quoted shows one sentence of it: on the podcast's ten answers "MIT's
+    football team and its relationship with Caltech's neural network invention", "Bitcoin
+    and Quantum Computing" and "Senior Cloud Developer Advocate" stood over sentences on
+    MIT and Caltech competing for talent, Bitcoin in Venezuela and a sign-off."""
+    def words(text: str) -> list[str]:
+        return [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+
+    said = {w[:5] for w in words(quote + " " + question)}
+    content = [w for w in words(heading) if w not in support.FUNCTION_WORDS]
+    return 2 * sum(w[:5] in said for w in content) >= len(content)
+
+
+def fitting(heading: str, quote: str, question: str) -> str:
+    """The heading, if it `fits` the quote; else its first part, before "and" or a comma
+    or colon, if that fits and is two words or more ("Silicon Valley Culture" of "Silicon
+    Valley Culture and Entrepreneurial Environment" over a sentence on Silicon Valley and
+    the Puget Sound's tech scene); else ""."""
+    if fits(heading, quote, question):
+        return heading
+    first = re.split(r"\s+and\s+|\s*[,:;]\s*", heading, maxsplit=1)[0].strip()
+    return first if len(first.split()) >= 2 and fits(first, quote, question) else ""
 
 
 # words a phrase does not end with: a heading ending so was cut ("... visit to"): those a

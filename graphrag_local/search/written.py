@@ -450,7 +450,8 @@ class _Checker:
         "Halvard", not "Infrastructure"); else the title of the topic its first kept line
         cites. A topic shown quoted keeps the writer's heading only where the quoted
         sentences say the names it says (its title not given: a reader sees only the
-        quote), else is headed by the topic's entities the quote names, else its title.
+        quote) and, in English, half its content words (`headings.fits`), else is headed
+        by the topic's entities the quote names, else its title.
         On the podcast's ten written answers 9 of 57 quoted topics had a heading naming
         what their quote does not ("Bitcoin's Importance in Venezuela" over a sentence on
         ICO treasuries, "Anita Borg Institute and Grace Hopper" over one naming only Grace
@@ -488,6 +489,8 @@ class _Checker:
         # And she's also a mentor ..."
         if shown and support.speaker_as_doer(shown, [e.text for e in cited], heading=True):
             return ""
+        if shown and quoted and self.language == "en":  # not a reading of its other sentences
+            shown = headings.fitting(shown, " ".join(e.shown for e in cited), self.question)
         return shown
 
     def quoted_numbers(self, section: int) -> list[int]:
