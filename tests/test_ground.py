@@ -98,10 +98,12 @@ def test_the_pronoun_i_ends_a_name_and_a_number_i_does_not():
     word, or contracted, is the pronoun; after a word that numbers, "I" is a number."""
     text = ("We met in London I think. At Purdue I'm like, okay. On the Google Brain Team I "
             "feel at home. Maybe I don't belong here. Can I make you a cup? Was I wrong? "
+            "'Hey Andrew, look at this.' "
             "World War I ended in 1918. Henry I of England died, and Part I begins.")
     names = candidate_names(text, language="en")
     assert "London" in names and "Google Brain Team" in names
-    for junk in ("London I", "Purdue I'm", "Google Brain Team I", "Was I", "Can I", "Maybe I"):
+    for junk in ("London I", "Purdue I'm", "Google Brain Team I", "Was I", "Can I", "Maybe I",
+                 "Hey Andrew"):
         assert junk not in names
     assert {"World War I", "Henry I of England", "Part I"} <= set(names)
     # "I" is no pronoun in Spanish: "Carlos I fue rey" names Carlos I

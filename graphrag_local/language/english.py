@@ -30,3 +30,10 @@ Henry Edward George Charles James William Richard John Mary Elizabeth Anne Victo
 Philip Peter Catherine Napoleon Napoléon Alexander Nicholas Frederick Francis Ferdinand Leo
 Pius Gregory Paul Otto Wilhelm Carlos Felipe Juan Isabella Pedro Alfonso Robert David Malcolm
 Constantine Justinian Darius Ptolemy""".split())
+# words of a job or office: after a person's name, words that say who they are ("Kevin
+# Scott Chief Technology Officer"), not an institution named after them ("Port Aldren Town
+# Council", "the Kevin Scott Foundation") (`stages/aliases.py`)
+OFFICES = frozenset("""officer director president chief executive founder cofounder ceo cto
+cfo coo chairman chairwoman chair professor manager head lead engineer scientist researcher
+partner advocate editor author host producer anchor correspondent reporter secretary minister
+senator governor mayor""".split())

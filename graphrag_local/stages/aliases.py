@@ -38,6 +38,10 @@ full name fits:
   entity;
 - a person named by whose kin they are ("Scrooge's nephew") is no full name of that one:
   "Scrooge" still goes to "Ebenezer Scrooge".
+A person's full name with words around it that say who they are (before it, two or more
+or a common word; after it, an office's) is that person where the full name stands alone
+in the same document
+("Microsoft CTO Kevin Scott" is "Kevin Scott", and shown so, its most mentioned form).
 Also: the same core with compatible titles is one entity ("Master Peter Cratchit",
 "Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
 acronym of a full name in the same document is that name ("AWT", "U.S."); an
@@ -58,7 +62,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..language.english import KIN, MORE_PREPOSITIONS, PREPOSITIONS
+from ..language.english import KIN, MORE_PREPOSITIONS, OFFICES, PREPOSITIONS
 from ..language.german import is_common_noun
 from ..language.names import counted, ja_person_words
 from ..language.scripts import HAN, ja_tagger
@@ -340,9 +344,6 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
             if len(heads) == 1:
                 union(heads.pop(), k)
     # a one-word core: the one person's full name whose surname or given name it is
-    def common(word: str) -> bool:  # "Evil" of "Evil Spirit" is no given name
-        return stats.lower[word] > 0 and stats.lower[word] >= stats.upper_mid[word]
-
     def person(f: str) -> bool:  # typed so, or a transcript's speaker whatever its type
         return names[f].type == "PERSON" or f in stats.speakers
 
@@ -351,7 +352,7 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
         return ws[-1] in KIN and "s" in ws[:-1]
 
     people = [f for f in full if person(f) and not kin(f)
-              and not set(cores[f][1]) & CONNECTORS and not common(cores[f][1][0])]
+              and not set(cores[f][1]) & CONNECTORS and not _common(cores[f][1][0], stats)]
 
     def fits(k: str, f: str, surname_only: bool) -> bool:
         titles, (word,) = cores[k]
@@ -362,6 +363,18 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
         if not hit or typed < PERSON_SHARE * names[k].mentions:
             return False
         return not _female(titles) or titles <= cores[f][0]
+
+    # a person's full name with words before or after it that say who they are, in a
+    # document where the full name stands alone too ("Microsoft CTO Kevin Scott", "Kevin
+    # Scott Chief Technology Officer", once each in the podcasts' openings; "L'honorable
+    # Gauthier Ralph") is that person; so "Kevin" fits one. One more word that is no
+    # common word is a name's part ("Андрей Петрович Гринёв" of "Андрей Петрович"), and
+    # words after it that are not an office's name something else ("Port Aldren Town
+    # Council" of "Port Aldren", both typed a person by a tiny model): not so.
+    for f in people:
+        for g in people:
+            if _described(cores[f][1], cores[g][1], stats) and names[f].docs & names[g].docs:
+                union(g, f)
 
     # judged as a group: the names already joined ("Cratchit", "Mr Cratchit", "Cratchits")
     # go together, and the full names that fit are those of every document any of them is
@@ -386,18 +399,44 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     return {k: find(k) for k in names}
 
 
+def _common(word: str, stats: WordStats) -> bool:
+    """A word the corpus writes in lower case at least as often as capitalised inside a
+    sentence: "Evil" of "Evil Spirit" is no given name."""
+    return stats.lower[word] > 0 and stats.lower[word] >= stats.upper_mid[word]
+
+
+def _described(longer: tuple[str, ...], name: tuple[str, ...], stats: WordStats) -> bool:
+    """Whether a full name's words are another full name's with words that say who they
+    are: before it, two or more ("microsoft cto kevin scott", "kevin scott") or a word the
+    corpus writes in lower case at least as often as capitalised; after it, words of an
+    office ("kevin scott chief technology officer"; not "port aldren town council")."""
+    n = len(name)
+    if not 2 <= n < len(longer):
+        return False
+    if longer[:n] == name:
+        return bool(set(longer[n:]) & OFFICES)
+    extra = longer[:-n] if longer[-n:] == name else ()
+    return len(extra) >= 2 or (len(extra) == 1 and _common(extra[0], stats))
+
+
 def canonical_names(names: dict[str, Name], roots: dict[str, str],
-                    ja_surnames: frozenset = frozenset()) -> dict[str, str]:
+                    ja_surnames: frozenset = frozenset(),
+                    stats: WordStats | None = None) -> dict[str, str]:
     """key -> the name its entity is shown by: the longest full form (most words after
-    titles), untitled before titled, the most mentioned, then alphabetical."""
+    titles), untitled before titled, the most mentioned, then alphabetical; but not a full
+    name with more words around a more mentioned one ("Kevin Scott", not "Microsoft CTO
+    Kevin Scott")."""
     groups: dict[str, list[str]] = {}
     for k, r in roots.items():
         groups.setdefault(r, []).append(k)
     out = {}
     for members in groups.values():
         cores = {k: core(k, ja_surnames) for k in members}
-        best = min(members, key=lambda k: (-len(cores[k][1]), len(cores[k][0]),
-                                           -names[k].mentions, k))
+        shown = [k for k in members if not any(
+            _described(cores[k][1], cores[m][1], stats or WordStats())
+            and names[m].mentions > names[k].mentions for m in members)]
+        best = min(shown, key=lambda k: (-len(cores[k][1]), len(cores[k][0]),
+                                         -names[k].mentions, k))
         spelled = names[best].spelled
         for k in members:
             out[k] = spelled
@@ -432,7 +471,7 @@ def resolve_records(entities, doc_of: dict[str, str], stats: WordStats) -> Resol
         n.docs.add(doc_of.get(e.chunk_id, e.chunk_id))
         n.mentions += count
     roots = resolve(names, stats)
-    shown = canonical_names(names, roots, stats.ja_surnames)
+    shown = canonical_names(names, roots, stats.ja_surnames, stats)
     rename: dict[str, str | None] = {}
     aliases: dict[str, Counter] = {}
     for e in entities:

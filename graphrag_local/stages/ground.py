@@ -134,7 +134,7 @@ _LEADING_STOP = {
     # a question's or a reply's first word, never a name's ("Was I ...?", "Can I ...")
     "Was", "Were", "Is", "Are", "Am", "Can", "Could", "Would", "Should", "Shall", "Does",
     "Did", "Has", "Have", "Had", "Maybe", "Perhaps", "Yes", "Yeah", "Oh", "Okay", "Let",
-    "Actually", "Just",
+    "Actually", "Just", "Hey", "Hi", "Hello", "Thanks",  # "Hey Andrew, look at this."
 }
 
 
