@@ -5,7 +5,8 @@ entity names is said by what its topic cites (or its title, or the question; a d
 or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
 said is cut before that name, and shown if two words or more are left; one that only
 restates the question, loops, speaks in the first person or repeats an earlier heading
-is not. The caller falls back to the community's title.
+is not. The caller falls back (`written._Checker.heading_of`): over written lines, to the
+community's title; over a quote, to the topic's entities the quote names, else the title.
 
 Over a topic shown quoted (one sentence of its evidence) an English heading must also
 say, in half its content words, what that sentence says (`fits`).

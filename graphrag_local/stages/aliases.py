@@ -40,8 +40,8 @@ full name fits:
   "Scrooge" still goes to "Ebenezer Scrooge".
 A person's full name with words around it that say who they are (before it, two or more
 or a common word; after it, an office's) is that person where the full name stands alone
-in the same document
-("Microsoft CTO Kevin Scott" is "Kevin Scott", and shown so, its most mentioned form).
+in the same document ("Microsoft CTO Kevin Scott" is "Kevin Scott", and shown so, its
+most mentioned form).
 Also: the same core with compatible titles is one entity ("Master Peter Cratchit",
 "Peter Cratchit"); a name that is another name plus "s" is that name ("Cratchits"); an
 acronym of a full name in the same document is that name ("AWT", "U.S."); an
@@ -426,6 +426,7 @@ def canonical_names(names: dict[str, Name], roots: dict[str, str],
     titles), untitled before titled, the most mentioned, then alphabetical; but not a full
     name with more words around a more mentioned one ("Kevin Scott", not "Microsoft CTO
     Kevin Scott")."""
+    stats = stats or WordStats()
     groups: dict[str, list[str]] = {}
     for k, r in roots.items():
         groups.setdefault(r, []).append(k)
@@ -433,7 +434,7 @@ def canonical_names(names: dict[str, Name], roots: dict[str, str],
     for members in groups.values():
         cores = {k: core(k, ja_surnames) for k in members}
         shown = [k for k in members if not any(
-            _described(cores[k][1], cores[m][1], stats or WordStats())
+            _described(cores[k][1], cores[m][1], stats)
             and names[m].mentions > names[k].mentions for m in members)]
         best = min(shown, key=lambda k: (-len(cores[k][1]), len(cores[k][0]),
                                          -names[k].mentions, k))
