@@ -21,6 +21,7 @@ import re
 
 from .. import garbles, support
 from ..language.scripts import CJK
+from ..sentences import words
 from .bound import TITLE_CHARS
 
 
@@ -40,11 +41,8 @@ def fits(heading: str, quote: str, question: str) -> bool:
     football team and its relationship with Caltech's neural network invention", "Bitcoin
     and Quantum Computing" and "Senior Cloud Developer Advocate" stood over sentences on
     MIT and Caltech competing for talent, Bitcoin in Venezuela and a sign-off."""
-    def words(text: str) -> list[str]:
-        return [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
-
     said = {w[:5] for w in words(quote + " " + question)}
-    content = [w for w in words(heading) if w not in support.FUNCTION_WORDS]
+    content = [w for w in words(heading) if w.isalpha() and w not in support.FUNCTION_WORDS]
     return 2 * sum(w[:5] in said for w in content) >= len(content)
 
 

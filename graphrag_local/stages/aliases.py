@@ -371,10 +371,15 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
     # common word is a name's part ("Андрей Петрович Гринёв" of "Андрей Петрович"), and
     # words after it that are not an office's name something else ("Port Aldren Town
     # Council" of "Port Aldren", both typed a person by a tiny model): not so.
-    for f in people:
-        for g in people:
-            if _described(cores[f][1], cores[g][1], stats) and names[f].docs & names[g].docs:
-                union(g, f)
+    by_words: dict[tuple[str, ...], list[str]] = {}
+    for g in people:
+        by_words.setdefault(cores[g][1], []).append(g)
+    for f in people:  # (its shorter runs of words looked up, not every pair compared)
+        ws = cores[f][1]
+        for part in {p for n in range(2, len(ws)) for p in (ws[:n], ws[-n:])}:
+            for g in by_words.get(part, ()):
+                if _described(ws, part, stats) and names[f].docs & names[g].docs:
+                    union(g, f)
 
     # judged as a group: the names already joined ("Cratchit", "Mr Cratchit", "Cratchits")
     # go together, and the full names that fit are those of every document any of them is
