@@ -353,6 +353,16 @@ class Session:
                       {keys[i]: texts for i, texts in zip(part, given)})
             if on_progress is not None:
                 on_progress(start + len(part), len(todo))
+        # and the heading of each whose heading is only names, worded again (`written.
+        # retitle`) as an answer would, so that a later question writes nothing
+        names = (*self.data.entities, *self.data.alias_of)
+        for i in first.values():
+            group, rows, _request = requests[i]
+            evidence = [wr.Evidence(self.sentences.text(r), ()) for r in rows]
+            checker = wr.topic_checker(cache.get(keys[i]) or "", evidence, group.title,
+                                       self.data.name_words, self.settings.query.writer_bound,
+                                       self.data.cased, names)
+            wr.retitle(writer, checker, cache, self.data.languages)
         return {"communities": count, "written": len(todo),
                 "cached": len(first) - len(todo)}
 

@@ -136,7 +136,10 @@ def test_reports_written_up_front_answer_later_questions_from_the_cache(e2e, tmp
     assert first["communities"] >= first["written"] + first["cached"]
     assert again["written"] == 0 and again["cached"] == first["written"] + first["cached"]
     topics = sum(1 for line in r.answer.splitlines() if line.startswith("**"))
-    assert topics >= 2 and r.written["cached_topics"] >= topics and not r.calls
+    # (a heading of only names is worded again: `write_reports` did so for each report
+    # read alone, an answer may still where another topic's line changed what one shows)
+    assert topics >= 2 and r.written["cached_topics"] >= topics
+    assert all(c.purpose == "title" for c in r.calls), [c.purpose for c in r.calls]
     assert r.written["kept"] + r.written.get("topics_quoted", 0) >= 1
     # `show reports --writer`: every report's written title, read back, nothing written;
     # one report's written lines cite chunks that `show` says where they are

@@ -1468,3 +1468,53 @@ def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
                                                "- Andrew Ng coded at six [S2]",
                                                "- I'm the host, Kevin Scott [S3]"]  # named
     assert streamed[0] == "- Andrew Ng: I was born in London [S1]\n"
+
+
+def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
+    """A topic headed only by names (the writer's heading failed and its community's title
+    stood in: "Kevin Scott, Christina Warren and Microsoft") is headed again: the writer,
+    given the quote or kept lines the topic shows, words a heading of them in their words
+    (`bound.title_grammar`). It stands unless it is only names itself, says a word twice,
+    or took two tokens the writer gave under 1% (the grammar kept it from its words)."""
+    entities = ("Hannah Greer", "Aldren Harbour", "Tobias Renn")
+    names = frozenset({"tobias", "renn", "hannah", "greer", "aldren", "harbour"})
+    topic = "## Tobias Renn's harbour\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
+
+    def head(retitled: str, *, names_given=entities) -> tuple[str, list[dict]]:
+        model = FakeChatModel([topic, retitled])
+        _out, checker = wr.write(model, load_prompts(), "Themes?", evidence()[:1],
+                                 ["Aldren Harbour and Hannah Greer"], max_tokens=100,
+                                 name_words=names, entity_names=names_given)
+        return wr.render(checker).splitlines()[0], model.asked
+
+    shown, asked = head("## Dredging Opposition in Aldren Harbour ~0\n")  # ("## " unlikely)
+    assert shown == "**Dredging Opposition in Aldren Harbour**"
+    ask = asked[-1]
+    assert ask["purpose"] == "title" and "Hannah Greer opposed dredging" in ask["messages"][0]["content"]
+    content, words = bd.title_words("My colleague is Hannah Greer, who opposed dredging.")
+    assert {"dredging", "Dredging", "opposed", "Greer"} <= content and "who" not in content
+    assert "who" in words and "the" in words and not {"is", "Is", "my", "My"} & words
+    assert "Greer" in ask["grammar"] and "opposed" in ask["grammar"]
+    for refused in ("## Hannah Greer and Aldren Harbour\n",  # only names
+                    "## Harbour Dredging and Harbour Dredging\n",  # a word twice
+                    "## Opposed Dredging in Harbour ~0,12\n"):  # a word the writer gave under 1%
+        assert head(refused)[0] == "**Aldren Harbour and Hannah Greer**", refused
+    # a heading that names a topic is not asked again; nor where no entity names are known
+    assert len(FakeChatModel([]).asked) == 0
+    model = FakeChatModel(["## Opposition to Dredging\n- Hannah Greer opposed dredging Aldren "
+                           "Harbour in 2022 [1]\n"])
+    wr.write(model, load_prompts(), "Themes?", evidence()[:1], ["Aldren Harbour and Hannah Greer"],
+             max_tokens=100, name_words=names, entity_names=entities)
+    assert [a["purpose"] for a in model.asked] == ["write"]
+    assert head("## Dredging Opposition\n", names_given=())[0] == "**Aldren Harbour and Hannah Greer**"
+
+
+def test_only_names_takes_whole_entity_names_out():
+    pattern = headings.names_pattern(["Kevin Scott", "Christina Warren", "Microsoft",
+                                      "Electrical Engineering", "Bitcoin"])
+    assert headings.only_names("Kevin Scott, Christina Warren and Microsoft", pattern)
+    assert headings.only_names("Microsoft's Kevin Scott", pattern)
+    assert headings.only_names("PhD in Electrical Engineering", pattern) is False  # "PhD"
+    assert not headings.only_names("Bitcoin Story", pattern)
+    assert not headings.only_names("Scottish Engineering", pattern)  # whole names only
+    assert bd.title_grammar("Yes, it was.") == ""  # nothing to name a subject with

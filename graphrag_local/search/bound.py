@@ -8,8 +8,9 @@ on "the", "of", "could" or "was" (`_clause`; in Japanese, not on a particle). An
 whether a line was ended by a word limit rather than by the writer.
 
 What it deliberately does not do: decide whether a line is true (`support.check` does,
-after), or bind headings in alphabetic scripts (a heading names a topic; it is checked for
-names its evidence lacks in `written.py`)."""
+after), or bind a topic's first heading in alphabetic scripts (a heading names a topic; it
+is checked for names its evidence lacks in `written.py`); one worded again because it was
+only names is (`title_grammar`)."""
 
 from __future__ import annotations
 
@@ -210,6 +211,40 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
     else:
         rules.append(f"root ::= line{{1,{max_lines}}}")
     return "\n".join(rules) + "\n"
+
+
+# words a heading worded again does not use: it names a subject, it is not a clause nor
+# anyone's own words (given them, the 1.5B headed a line "Christina Warren is a colleague")
+NOT_IN_TITLE = garbles.AUXILIARIES | frozenset(
+    "i me my mine myself you your yours we us our he him his himself she her hers herself "
+    "they them their theirs themselves".split())
+
+
+def title_words(text: str, foreign: bool = False) -> tuple[set[str], set[str]]:
+    """The words a heading worded again from `text` may open and end on (its content
+    words), and all it may use (those, its function words and, in English, the common
+    ones), none of `NOT_IN_TITLE`."""
+    own = {w for w in vocabulary(text) if w.lower() not in NOT_IN_TITLE}
+    content = {w for w in own if w.lower() not in support.FUNCTION_WORDS
+               and w.lower() not in ABOUT_THE_TEXT}
+    common = set() if foreign else _cased(
+        support.FUNCTION_WORDS - support.OTHER_FUNCTION_WORDS - NEGATIONS - NOT_IN_TITLE)
+    return content, own | common
+
+
+def title_grammar(text: str, foreign: bool = False) -> str:
+    """GBNF of a heading worded again from what a topic shows (`written.retitle`): "## "
+    and two to six words of `text` (and, in English, the function words), opening and
+    ending on a content word of `text`, none of `NOT_IN_TITLE`. Its names are so what the
+    topic says, and its other words too: it names what the reader sees."""
+    content, words = title_words(text, foreign)
+    if not content:
+        return ""
+    return "\n".join([
+        f"cword ::= {_trie(sorted(content))}",
+        f"tword ::= {_trie(sorted(words))}",
+        'root ::= "## " cword (" " tword){0,4} " " cword "\\n"',
+    ]) + "\n"
 
 
 # words a sentence does not end on (English): a bound line may not end on one (the grammar's

@@ -247,7 +247,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             max_lines=wr.LEAD_LINES if focused else 8,
                             languages=a.data.languages,
                             group_names=_ranked_members(a.data, members),
-                            named_in=a.data.named_in, cased=a.data.cased)
+                            named_in=a.data.named_in, cased=a.data.cased,
+                            entity_names=(*a.data.entities, *a.data.alias_of))
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -281,6 +282,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
             result.answer = written
             result.written["headings_replaced"] = out.headings_replaced
             result.written["topics_quoted"] = out.topics_quoted
+            result.written["headings_retitled"] = out.retitled
             result.written["topics_left_out"] = out.left_out
         result.citations = _citations(cited, a.data, extra)
     first = checker.first_line_at or time.perf_counter()

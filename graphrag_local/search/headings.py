@@ -9,11 +9,13 @@ is not. The caller falls back (`written._Checker.heading_of`): over written line
 community's title; over a quote, to the topic's entities the quote names, else the title.
 
 Over a topic shown quoted (one sentence of its evidence) an English heading must also
-say, in half its content words, what that sentence says (`fits`).
+say, in half its content words, what that sentence says (`fits`). A heading made only of
+names (`only_names`: the fallback's names, or the writer's "Feynman and Gell-Mann") is
+worded again from what its topic shows (`written.retitle`).
 
-What it deliberately does not do: bind a heading's words by grammar (a heading names a
-topic in the writer's words: "Ethics", "Redemption"), or judge whether a heading over
-written lines is apt."""
+What it deliberately does not do: bind the writer's first heading's words by grammar (a
+heading names a topic in the writer's words: "Ethics", "Redemption"; one worded again is
+bound to what its topic shows), or judge whether a heading over written lines is apt."""
 
 from __future__ import annotations
 
@@ -176,3 +178,40 @@ def shown(heading: str, given: str, question: str, name_words: frozenset[str],
             or unnamed(heading, given, name_words) is not None or heading.lower() in earlier):
         return ""
     return heading
+
+
+def names_pattern(names) -> re.Pattern[str] | None:
+    """One pattern finding any of the entity `names` (or aliases) as whole words, case
+    apart, the longest first, with a possessive "'s": what `only_names` takes out."""
+    forms = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
+    if not forms:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(f) for f in forms)
+                      + r")(?:['’]s)?(?!\w)", re.IGNORECASE)
+
+
+def only_names(heading: str, names: re.Pattern[str] | None) -> bool:
+    """Whether a heading, its entity names taken out (`names_pattern`), says no word but
+    function words: a list of names ("Kevin Scott, Christina Warren and Microsoft",
+    "Grace Hopper"), not a topic. "PhD in Electrical Engineering" is, where the index
+    holds "Electrical Engineering"; "Bitcoin Story" is not."""
+    rest = names.sub(" ", heading) if names is not None else heading
+    return not any(w.isalpha() and w not in support.FUNCTION_WORDS for w in words(rest))
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
+
+
+def ends_inside(heading: str, text: str) -> bool:
+    """Whether a heading made of `text`'s words ends on a word that `text` says only
+    before another content word: on a phrase's modifier, its noun left out ("Grace Hopper
+    Portrait Session with Enthusiastic" of "... this enthusiastic person")."""
+    found = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", heading)
+    if not found:
+        return False
+    last = found[-1].lower()
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    after = [tokens[i + 1] if i + 1 < len(tokens) else "" for i, t in enumerate(tokens)
+             if t == last]
+    return bool(after) and all(a[:1].isalnum() and a not in support.FUNCTION_WORDS
+                               for a in after)

@@ -10,7 +10,8 @@ how many were. A themed answer (global, ts, to a question about more than one th
 asked what it tells, under a heading the writer words (shown as `headings.shown` allows,
 else the community's own title), beside it the topic's entities that its shown sentences
 name (`_Checker.headline`); a topic where no written line stands quotes its best sentence,
-marked so (or one it was written from that its heading stands on: `quoted_numbers`). A
+marked so (or one it was written from that its heading stands on: `quoted_numbers`); a
+topic whose heading so shown is only names is headed again from what it shows (`retitle`). A
 line the check drops stays dropped: rewritten once from what it cited and checked again,
 14 of 36 rewrites that passed the check were supported (first drafts that pass: 49 of
 50), so none is (`docs/eval_runs/writer_rewrite_labels.jsonl`).
@@ -75,6 +76,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import garbles, support
+from ..language.detect import detect_language
 from ..language.messages import QUOTED, dropped_note, question_language, said
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
@@ -82,7 +84,7 @@ from ..models.protocol import UNLIKELY_MARK
 from ..prompts import Prompts
 from ..sentences import near_duplicate, squash
 from . import headings
-from .bound import bound_grammar, cut
+from .bound import bound_grammar, cut, title_grammar
 
 THEMED_LAYOUT = (
     "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
@@ -120,6 +122,17 @@ REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report
 TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
 NAMES_SHOWN = 3  # entities named beside a topic's heading at most
 QUOTED_LINES = 1  # sentences a topic where nothing written stood quotes (`quoted_numbers`)
+# a topic whose heading as shown is only names (`headings.only_names`: the writer's failed
+# the check and its community's title or the entities its quote names stood in, or the
+# writer named only names) is headed again (`retitle`): the writer, given what the topic
+# shows (its kept lines, or its quote), words a heading of it from its words (`bound.
+# title_grammar`); shown where `headings.shown` shows it and it is not only names itself
+RETITLE_PROMPT = ("Write a short heading, two to six words, that names what this text is "
+                  "about: its subject, not a list of names.\n\n{text}")
+RETITLE_TOKENS = 24
+# Of the 15 such headings of the podcast's ten written answers, 8 were worded again; the 5
+# the writer gave a word under 1% (the grammar kept it from its own) read garbled ("Feynman
+# and Gell-Mann at the Learn", "Commodore 64 in Like These Commodity"), and are refused
 PLAIN_LAYOUT = "- Write one to {n} sentences."
 # a written line may not repeat this many words in a row of its evidence (`models/copying.py`):
 # it is written, not quoted. On Carol's themes the 1.5B's verbatim lines (80% or more of a
@@ -218,6 +231,7 @@ class Written:
     kept: int = 0
     dropped: int = 0
     headings_replaced: int = 0
+    retitled: int = 0  # topics headed again (`retitle`)
     topics_quoted: int = 0  # topics where nothing written stood: their evidence is quoted
     left_out: int = 0  # topics written but not shown: the answer had its words (`max_words`)
 
@@ -265,7 +279,8 @@ class _Checker:
                  bound: bool = False, group_names: list[tuple[str, ...] | None] = (),
                  named_in: Callable[[str], list[str]] | None = None,
                  reread: Callable[[str, str], int] | None = None,
-                 cased: Mapping[str, str] | None = None, language: str = "en"):
+                 cased: Mapping[str, str] | None = None, language: str = "en",
+                 entity_names: tuple[str, ...] = ()):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         # a line's tokens the writer gives under `REREAD_P` read again beside its source,
         # for a line that does not carry the count (one streamed as it is written: set by
@@ -285,6 +300,8 @@ class _Checker:
         self.group_names, self.named_in = list(group_names), named_in
         self.cased = cased or {}  # an entity's name by its forms, case-folded (`recased`)
         self.language = language  # the answer's: the tool's own words in it are (`messages`)
+        self.names = headings.names_pattern(entity_names)  # what `only_names` takes out
+        self.retitled: dict[int, str] = {}  # a topic's heading worded again (`retitle`)
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -458,6 +475,8 @@ class _Checker:
         Hopper); now none does. Which sentence is quoted is decided as before, with the
         title given (`quoted_numbers`): decided without it, the quotes chosen for their
         heading were longer and the ten answers cited 8.2 episodes, not 8.4."""
+        if section in self.retitled:
+            return self.retitled[section]
         heading, lines = self.written.sections[section]
         cited = [self.evidence[c - 1] for w in lines if w.ok for c in w.cites]
         quoted = not cited and section < len(self.groups)
@@ -470,6 +489,17 @@ class _Checker:
         if quoted and (names := self.topic_names(section, numbers)):
             return _listed(names)
         return self.group_titles[cited[0].group] if cited and self.group_titles else heading
+
+    def only_names(self, heading: str) -> bool:
+        """Whether a heading is only the index's entity names (`headings.only_names`)."""
+        return bool(heading) and headings.only_names(heading, self.names)
+
+    def shows(self, section: int) -> str:
+        """What a topic shows a reader: its kept lines, or, where none stood, its quote."""
+        kept = [w.text for w in self.written.sections[section][1] if w.ok]
+        if kept:
+            return " ".join(kept)
+        return " ".join(self.evidence[n - 1].text for n in self.quoted_numbers(section))
 
     def _shown_heading(self, section: int, cited: list[Evidence], quoted: bool = False) -> str:
         """The writer's heading of `section` as `headings.shown` shows it over `cited`, or
@@ -606,7 +636,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           languages: frozenset[str] = frozenset(),
           group_names: list[tuple[str, ...] | None] = (),
           named_in: Callable[[str], list[str]] | None = None,
-          cased: Mapping[str, str] | None = None) -> tuple[Written, _Checker]:
+          cased: Mapping[str, str] | None = None,
+          entity_names: tuple[str, ...] = ()) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -614,7 +645,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     reader (for the render and the timing)."""
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
                        group_names, named_in, cased=cased,
-                       language=question_language(question, languages) if languages else "en")
+                       language=question_language(question, languages) if languages else "en",
+                       entity_names=entity_names)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
@@ -643,8 +675,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
         checker.repeats = 0
         checker(reply if reply.endswith("\n") else reply + "\n")
         checker.buffer = ""
-        text = checker.section_text(k)
-        words = len(re.findall(r"\w+", text))
+        words = len(re.findall(r"\w+", checker.section_text(k)))
         if shown and shown + words > max_words:  # the answer's length: later topics rank lower
             _, lines = checker.written.sections.pop()
             checker.groups.pop()
@@ -653,12 +684,69 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
             checker.written.left_out = len(topics) - k
             break
         shown += words
+    retitle(model, checker, cache, languages)  # (a heading of six words at most for one of names)
+    for k in range(len(checker.groups)):
         if checker.first_line_at is None:
             checker.first_line_at = time.perf_counter()
         if stream is not None:
-            stream(("\n" if k else "") + text)
+            stream(("\n" if k else "") + checker.section_text(k))
     checker.on_text = stream
     return checker.written, checker
+
+
+def retitle(model: ChatModel, checker: _Checker, cache: ReplyCache | None,
+            languages: frozenset[str] = frozenset()) -> None:
+    """Each topic of a themed answer whose heading is only names (`_Checker.only_names`)
+    headed again where the writer, given what the topic shows (`_Checker.shows`), words a
+    heading of it (`title_request`) that `headings.shown` shows and is not only names; the
+    requests decoded together and cached like the topics' replies."""
+    todo, texts = [], []
+    for k in range(len(checker.groups)):
+        text = checker.shows(k)
+        if text and not CJK.search(text) and checker.only_names(checker.heading_of(k)):
+            todo.append(k)
+            texts.append(text)
+    requests = [title_request(t, languages) for t in texts]
+    todo = [k for k, r in zip(todo, requests) if r is not None]
+    texts = [t for t, r in zip(texts, requests) if r is not None]
+    requests = [r for r in requests if r is not None]
+    if not requests:
+        return
+    keys = [request_key(model, r) for r in requests] if cache is not None else []
+    replies = [cache.get(key) for key in keys] if cache is not None else [None] * len(requests)
+    missing = [i for i, r in enumerate(replies) if r is None]
+    if missing:
+        for i, text in zip(missing, model.complete_many([requests[i] for i in missing])):
+            replies[i] = text
+        if cache is not None:
+            cache.put({keys[i]: replies[i] for i in missing}, {keys[i]: [texts[i]] for i in missing})
+    for k, reply, text in zip(todo, replies, texts):
+        reply = (reply or "").strip()
+        marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
+        low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
+        if marks:
+            reply = reply[:marks.start()]
+        heading = headings.trimmed(squash(reply.removeprefix("## ")))
+        others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != k}
+        heading = headings.shown(heading, text, checker.question, checker.name_words, others)
+        said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
+                if w.lower() not in support.FUNCTION_WORDS]
+        if (heading and not low and not checker.only_names(heading)
+                and len(said) == len(set(said)) and not headings.ends_inside(heading, text)):
+            checker.retitled[k] = heading  # (not one saying a word twice: "Christina
+            # Warren colleague of the Colleague")
+            checker.written.retitled += 1
+
+
+def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
+    """A topic's heading worded again from what it shows (`retitle`), in its words (None
+    where it has no content word)."""
+    foreign = languages != {"en"} and detect_language(text) != "en" if languages else False
+    rules = title_grammar(text, foreign)
+    if not rules:
+        return None
+    return Request([{"role": "user", "content": RETITLE_PROMPT.format(text=text)}], rules,
+                   RETITLE_TOKENS, "title", mark_unlikely=True)
 
 
 def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
@@ -815,16 +903,26 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
     checker.buffer = ""
 
 
+def topic_checker(reply: str, evidence: list[Evidence], title: str,
+                  name_words: frozenset[str] = frozenset(), bound: bool = True,
+                  cased: Mapping[str, str] | None = None,
+                  entity_names: tuple[str, ...] = ()) -> _Checker:
+    """A topic's reply checked alone, as one topic of an answer."""
+    checker = _Checker(evidence, [title], "", None, name_words, bound, cased=cased,
+                       entity_names=entity_names)
+    checker.written.sections.append(("", []))
+    checker.groups.append(0)
+    checker(reply if reply.endswith("\n") else reply + "\n")
+    return checker
+
+
 def read_topic(reply: str, evidence: list[Evidence], title: str,
                name_words: frozenset[str] = frozenset(), bound: bool = True,
                cased: Mapping[str, str] | None = None) -> dict:
     """A topic's cached reply read as an answer reads it (a written report, for `show
     reports --writer`): the heading shown (the writer's, or `title` where it fails), the
     lines the check kept with their refs, and how many it dropped."""
-    checker = _Checker(evidence, [title], "", None, name_words, bound, cased=cased)
-    checker.written.sections.append(("", []))
-    checker.groups.append(0)
-    checker(reply if reply.endswith("\n") else reply + "\n")
+    checker = topic_checker(reply, evidence, title, name_words, bound, cased)
     kept = [w for w in checker.written.sections[0][1] if w.ok]
     return {"title": checker.heading_of(0), "dropped": checker.written.dropped,
             "lines": [{"text": w.text, "refs": checker.refs(w.cites)} for w in kept]}
