@@ -1468,6 +1468,12 @@ def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
                                                "- Andrew Ng coded at six [S2]",
                                                "- I'm the host, Kevin Scott [S3]"]  # named
     assert streamed[0] == "- Andrew Ng: I was born in London [S1]\n"
+    # a line in the first person written from a sentence that opens its turn: after its label
+    opens = [wr.Evidence("KEVIN SCOTT: Today, I'm joined by my colleague, Andrew Ng.", ("S4",))]
+    out, checker = wr.write(FakeChatModel(["- Andrew Ng is a colleague of mine [1]\n"]),
+                            load_prompts(), "Who joins?", opens, [], max_tokens=100,
+                            cased=data.cased)
+    assert wr.render(checker) == "- Kevin Scott: Andrew Ng is a colleague of mine [S4]"
 
 
 def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
@@ -1475,7 +1481,7 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
     stood in: "Kevin Scott, Christina Warren and Microsoft") is headed again: the writer,
     given the quote or kept lines the topic shows, words a heading of them in their words
     (`bound.title_grammar`). It stands unless it is only names itself, says a word twice,
-    or took two tokens the writer gave under 1% (the grammar kept it from its words)."""
+    or holds a word the writer gave under 1% (the grammar kept it from its own)."""
     entities = ("Hannah Greer", "Aldren Harbour", "Tobias Renn")
     names = frozenset({"tobias", "renn", "hannah", "greer", "aldren", "harbour"})
     topic = "## Tobias Renn's harbour\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"

@@ -82,7 +82,7 @@ from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..models.protocol import UNLIKELY_MARK
 from ..prompts import Prompts
-from ..sentences import near_duplicate, squash
+from ..sentences import label_of, near_duplicate, squash
 from . import headings
 from .bound import bound_grammar, cut, title_grammar
 
@@ -401,8 +401,11 @@ class _Checker:
         """A kept line as shown: where it speaks in the first person, as a line written from
         a transcript's turn may ("Before I joined Microsoft, I worked in the media for a
         decade."), after the name of who speaks in the sentence it was written from (its
-        first citation), as the index writes it: "Christina Warren: Before I joined ..."."""
-        speaker = self.evidence[cites[0] - 1].speaker if cites else ""
+        first citation), as the index writes it: "Christina Warren: Before I joined ...";
+        or who opens it, where it opens a turn ("Kevin Scott: Christina Warren is a
+        colleague of mine." of "KEVIN SCOTT: Today, I'm joined by my colleague, ...")."""
+        given = self.evidence[cites[0] - 1] if cites else None
+        speaker = (given.speaker or label_of(given.text)) if given is not None else ""
         if not speaker or not support.in_first_person(text):
             return text
         name = recased(speaker, self.cased)
