@@ -261,6 +261,13 @@ def test_a_transcripts_speaker_is_a_person_however_extraction_typed_the_name():
     assert r.rename["microsoft"] == "Microsoft"  # no one speaks as "Microsoft Research"
     r = resolve_records(records, {"c1": "d1"}, word_stats(["Kevin Scott said hi. Kevin left."]))
     assert r.rename["kevin"] == "Kevin"  # no speaker, no type: no one's given name
+    # a speaker's hyphenated given name alone is that speaker, however it was typed
+    text = "FEI-FEI LI: Hello.\nKEVIN SCOTT: When Fei-Fei and I met, Fei-Fei Li said hi.\n"
+    records = [rec("Fei-Fei Li"), rec("Fei-Fei", "ORGANIZATION", n=2), rec("Mary-Ann", "PERSON")]
+    r = resolve_records(records, {"c1": "d1"}, word_stats([text]))
+    assert r.rename["fei fei"] == "Fei-Fei Li" and r.rename["mary ann"] == "Mary-Ann"
+    r = resolve_records(records, {"c1": "d1"}, word_stats(["Fei-Fei and Fei-Fei Li."]))
+    assert r.rename["fei fei"] == "Fei-Fei"  # no speaker: types must agree, as before
 
 
 def test_a_full_name_with_words_that_say_who_is_that_person():

@@ -159,6 +159,12 @@ def test_a_name_wrapped_over_two_lines_is_one_name_and_short_lines_still_end_nam
     assert not {"Project Gutenberg Literary", "Archive Foundation"} & set(names)
     assert {"Mara Quill", "Ghost", "Bob Cratchit", "Tiny Tim"} <= set(names)  # short lines
     assert not [n for n in names if "Ghost Bob" in n or "Cratchit Tiny" in n]
+    # a transcript's turn a line (longer than a fixed width): its break ends a name
+    turns = ("CHRISTINA WARREN:  All right, let's chat with Reid\n"
+             "Coming up next, Reid Hoffman.  Reid is an investor, author, and entrepreneur, "
+             "a legendary angel investor and cofounder of LinkedIn.\n")
+    names = candidate_names(turns)
+    assert "Reid" in names and not [n for n in names if "Coming" in n], names
 
 
 def test_a_name_glued_across_a_sentence_end_is_no_entity():

@@ -38,6 +38,8 @@ full name fits:
   entity;
 - a person named by whose kin they are ("Scrooge's nephew") is no full name of that one:
   "Scrooge" still goes to "Ebenezer Scrooge".
+A transcript speaker's given names without the surname, in a document of theirs, are
+that speaker whatever their type ("Fei-Fei" of "FEI-FEI LI: ...", typed an organisation).
 A person's full name with words around it that say who they are (before it, two or more
 or a common word; after it, an office's) is that person where the full name stands alone
 in the same document ("Microsoft CTO Kevin Scott" is "Kevin Scott", and shown so, its
@@ -380,6 +382,18 @@ def resolve(names: dict[str, Name], stats: WordStats | None = None) -> dict[str,
             for g in by_words.get(part, ()):
                 if _described(ws, part, stats) and names[f].docs & names[g].docs:
                     union(g, f)
+
+    # a transcript speaker's given names without the surname ("Fei-Fei" of "FEI-FEI LI:", a
+    # hyphenated given name, read here as two words, and typed an organisation by a tiny
+    # model) in a document of theirs: that speaker, whatever its type, where one fits
+    speaking = [f for f in full if f in stats.speakers]
+    for k, (_titles, words) in cores.items():
+        if len(words) < 2 or k in stats.speakers:
+            continue
+        fit = {find(f) for f in speaking if len(words) < len(cores[f][1])
+               and cores[f][1][:len(words)] == words and names[f].docs & names[k].docs}
+        if len(fit) == 1:
+            union(fit.pop(), k)
 
     # judged as a group: the names already joined ("Cratchit", "Mr Cratchit", "Cratchits")
     # go together, and the full names that fit are those of every document any of them is

@@ -234,17 +234,37 @@ def heading_lines(text: str) -> list[tuple[int, int]]:
 # between its lines, is a paragraph wrapped at a fixed width (plain-text books, mail,
 # filings), so the break is a space: "the Project Gutenberg Literary\nArchive Foundation"
 WRAPPED_LINE = 50
+# and the line after it is at most this much longer (a ragged right edge: a line is short
+# of the width by less than a word). A line after it much longer is a paragraph or a
+# transcript's turn on a line of its own, so the break ends a name, as in the podcast's
+# "let's chat with Reid\nComing up next, Reid Hoffman. Reid is ..." ("Reid Coming", a
+# second full name that "Reid" could be, kept it from joining Reid Hoffman)
+WRAP_SLACK = 25
 
 
 def _soft_wrap(text: str, gap: str, start: int) -> bool:
     """Whether `gap` (the text between two words, the second at `start`) is a line
     break inside a wrapped paragraph: one newline, only spaces around it, after a line
-    of WRAPPED_LINE characters or more. Short lines (contents, verse, addresses) and
-    blank lines still end a name."""
+    of WRAPPED_LINE characters or more, the line after it no longer by more than
+    WRAP_SLACK. Short lines (contents, verse, addresses), a longer line after (a paragraph
+    or a transcript's turn a line) and blank lines still end a name."""
     if gap.count("\n") != 1 or gap.strip(" \t\n"):
         return False
+    return _line_before(text, gap, start) >= WRAPPED_LINE and not _longer_after(text, gap, start)
+
+
+def _line_before(text: str, gap: str, start: int) -> int:
+    """The length of the line a `gap` with a line break in it (before `start`) ends."""
     end = start - len(gap) + gap.index("\n")
-    return end - (text.rfind("\n", 0, end) + 1) >= WRAPPED_LINE
+    return end - (text.rfind("\n", 0, end) + 1)
+
+
+def _longer_after(text: str, gap: str, start: int) -> bool:
+    """Whether the line after a line break (it starts at `start`) is longer than the one
+    before it by more than WRAP_SLACK: no fixed width wraps them."""
+    after = text.find("\n", start)
+    after = len(text) if after < 0 else after
+    return after - start > _line_before(text, gap, start) + WRAP_SLACK
 
 
 def _pronoun(words: list[tuple[str, int]], i: int, run: list[str], text: str) -> bool:
@@ -320,6 +340,7 @@ def _spans(text: str, max_words: int,
                     not before or before in _SENTENCE_OPENERS
                     or text.count("\n", k, start) >= 2  # a new paragraph
                     or ("\n" in text[k:start] and before in ",;")
+                    or ("\n" in text[k:start] and _longer_after(text, text[k:start], start))
                 )
             run.append(clean)
         elif run and (word.lower() in _CONNECTORS
