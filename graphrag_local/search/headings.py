@@ -194,7 +194,7 @@ def only_names(heading: str, names: re.Pattern[str] | None) -> bool:
     """Whether a heading, its entity names taken out (`names_pattern`), says no word but
     function words: a list of names ("Kevin Scott, Christina Warren and Microsoft",
     "Grace Hopper"), not a topic. "PhD in Electrical Engineering" is, where the index
-    holds "Electrical Engineering"; "Bitcoin Story" is not."""
+    holds "PhD" and "Electrical Engineering"; "Bitcoin Story" is not."""
     rest = names.sub(" ", heading) if names is not None else heading
     return not any(w.isalpha() and w not in support.FUNCTION_WORDS for w in words(rest))
 

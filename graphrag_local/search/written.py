@@ -687,7 +687,9 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
             checker.written.left_out = len(topics) - k
             break
         shown += words
-    retitle(model, checker, cache, languages)  # (a heading of six words at most for one of names)
+    # (the answer's words were counted with the headings before: one worded again is two to
+    # six words, for a list of names of about as many)
+    retitle(model, [checker], cache, languages)
     for k in range(len(checker.groups)):
         if checker.first_line_at is None:
             checker.first_line_at = time.perf_counter()
@@ -697,54 +699,62 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     return checker.written, checker
 
 
-def retitle(model: ChatModel, checker: _Checker, cache: ReplyCache | None,
+def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None,
             languages: frozenset[str] = frozenset()) -> None:
-    """Each topic of a themed answer whose heading is only names (`_Checker.only_names`)
-    headed again where the writer, given what the topic shows (`_Checker.shows`), words a
-    heading of it (`title_request`) that `headings.shown` shows and is not only names; the
-    requests decoded together and cached like the topics' replies."""
-    todo, texts = [], []
-    for k in range(len(checker.groups)):
-        text = checker.shows(k)
-        if text and not CJK.search(text) and checker.only_names(checker.heading_of(k)):
-            todo.append(k)
-            texts.append(text)
-    requests = [title_request(t, languages) for t in texts]
-    todo = [k for k, r in zip(todo, requests) if r is not None]
-    texts = [t for t, r in zip(texts, requests) if r is not None]
-    requests = [r for r in requests if r is not None]
-    if not requests:
+    """Each topic (of each checked answer or report: `checkers`) whose heading is only
+    names (`_Checker.only_names`) headed again where the writer, given what the topic
+    shows (`_Checker.shows`), words a heading of it (`title_request`) that `headings.shown`
+    shows and is not only names; the requests decoded together and cached like the
+    topics' replies."""
+    todo: list[tuple[_Checker, int, str, Request]] = []
+    for checker in checkers:
+        for k in range(len(checker.groups)):
+            text = checker.shows(k)
+            if text and not CJK.search(text) and checker.only_names(checker.heading_of(k)):
+                if (request := title_request(text, languages)) is not None:
+                    todo.append((checker, k, text, request))
+    if not todo:
         return
-    keys = [request_key(model, r) for r in requests] if cache is not None else []
-    replies = [cache.get(key) for key in keys] if cache is not None else [None] * len(requests)
+    keys = [request_key(model, r) for *_rest, r in todo] if cache is not None else []
+    replies = [cache.get(key) for key in keys] if cache is not None else [None] * len(todo)
     missing = [i for i, r in enumerate(replies) if r is None]
     if missing:
-        for i, text in zip(missing, model.complete_many([requests[i] for i in missing])):
+        for i, text in zip(missing, model.complete_many([todo[i][3] for i in missing])):
             replies[i] = text
         if cache is not None:
-            cache.put({keys[i]: replies[i] for i in missing}, {keys[i]: [texts[i]] for i in missing})
-    for k, reply, text in zip(todo, replies, texts):
-        reply = (reply or "").strip()
-        marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
-        low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
-        if marks:
-            reply = reply[:marks.start()]
-        heading = headings.trimmed(squash(reply.removeprefix("## ")))
-        others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != k}
-        heading = headings.shown(heading, text, checker.question, checker.name_words, others)
-        said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
-                if w.lower() not in support.FUNCTION_WORDS]
-        if (heading and not low and not checker.only_names(heading)
-                and len(said) == len(set(said)) and not headings.ends_inside(heading, text)):
-            checker.retitled[k] = heading  # (not one saying a word twice: "Christina
-            # Warren colleague of the Colleague")
+            cache.put({keys[i]: replies[i] for i in missing},
+                      {keys[i]: [todo[i][2]] for i in missing})
+    for (checker, k, text, _request), reply in zip(todo, replies):
+        if heading := _retitled(checker, k, text, reply or ""):
+            checker.retitled[k] = heading
             checker.written.retitled += 1
+
+
+def _retitled(checker: _Checker, section: int, text: str, reply: str) -> str:
+    """The heading a title reply gives `section`, or "" where it does not stand: not shown
+    (`headings.shown`: an earlier heading, the question's words), only names, a word said
+    twice ("Christina Warren colleague of the Colleague"), ending on a modifier
+    (`headings.ends_inside`), or holding a token the writer gave under 1%."""
+    reply = reply.strip()
+    marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
+    low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
+    if marks:
+        reply = reply[:marks.start()]
+    heading = headings.trimmed(squash(reply.removeprefix("## ")))
+    others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != section}
+    heading = headings.shown(heading, text, checker.question, checker.name_words, others)
+    said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
+            if w.lower() not in support.FUNCTION_WORDS]
+    if (not heading or low or checker.only_names(heading) or len(said) != len(set(said))
+            or headings.ends_inside(heading, text)):
+        return ""
+    return heading
 
 
 def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
     """A topic's heading worded again from what it shows (`retitle`), in its words (None
     where it has no content word)."""
-    foreign = languages != {"en"} and detect_language(text) != "en" if languages else False
+    foreign = bool(languages) and languages != {"en"} and detect_language(text) != "en"
     rules = title_grammar(text, foreign)
     if not rules:
         return None
