@@ -355,14 +355,13 @@ class Session:
                 on_progress(start + len(part), len(todo))
         # and the heading of each whose heading is only names, worded again (`written.
         # retitle`) as an answer would, so that a later question writes nothing
-        names = (*self.data.entities, *self.data.alias_of)
         checkers = []
         for i in first.values():
             group, rows, _request = requests[i]
             evidence = [wr.Evidence(self.sentences.text(r), ()) for r in rows]
             checkers.append(wr.topic_checker(
                 cache.get(keys[i]) or "", evidence, group.title, self.data.name_words,
-                self.settings.query.writer_bound, self.data.cased, names))
+                self.settings.query.writer_bound, self.data.cased, self.data.names_pattern))
         for start in range(0, len(checkers), batch):
             wr.retitle(writer, checkers[start:start + batch], cache, self.data.languages)
         return {"communities": count, "written": len(todo),

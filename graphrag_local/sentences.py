@@ -136,18 +136,15 @@ def unlabelled(text: str) -> str:
     return _SPEAKER.sub("", text.lstrip(), count=1)
 
 
-_OPENING_LABEL = re.compile(r"\s*" + _CUE + "(" + _LABEL + r"):\s")
+# a transcript's turn as it begins a line: its speaker's label (`_TURN`)
+_TURN_LINE = re.compile(r"(?m)^[ \t]*" + _CUE + "(" + _LABEL + r"):\s")
 
 
 def label_of(text: str) -> str:
     """The speaker's label a sentence opens with ("KEVIN SCOTT" of "KEVIN SCOTT: Today,
     I'm joined by ..."), or ""."""
-    m = _OPENING_LABEL.match(text)
+    m = _TURN_LINE.match(text)
     return m.group(1) if m else ""
-
-
-# a transcript's turn as it begins a line: its speaker's label (`_TURN`)
-_TURN_LINE = re.compile(r"(?m)^[ \t]*" + _CUE + "(" + _LABEL + r"):\s")
 
 
 def last_speaker(text: str) -> str | None:

@@ -1490,7 +1490,8 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
         model = FakeChatModel([topic, retitled])
         _out, checker = wr.write(model, load_prompts(), "Themes?", evidence()[:1],
                                  ["Aldren Harbour and Hannah Greer"], max_tokens=100,
-                                 name_words=names, entity_names=names_given)
+                                 name_words=names,
+                                 names=headings.names_pattern(names_given))
         return wr.render(checker).splitlines()[0], model.asked
 
     shown, asked = head("## Dredging Opposition in Aldren Harbour ~0\n")  # ("## " unlikely)
@@ -1510,7 +1511,7 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
     model = FakeChatModel(["## Opposition to Dredging\n- Hannah Greer opposed dredging Aldren "
                            "Harbour in 2022 [1]\n"])
     wr.write(model, load_prompts(), "Themes?", evidence()[:1], ["Aldren Harbour and Hannah Greer"],
-             max_tokens=100, name_words=names, entity_names=entities)
+             max_tokens=100, name_words=names, names=headings.names_pattern(entities))
     assert [a["purpose"] for a in model.asked] == ["write"]
     assert head("## Dredging Opposition\n", names_given=())[0] == "**Aldren Harbour and Hannah Greer**"
 

@@ -281,6 +281,15 @@ class IndexData:
         return {form: name for form, name in out.items() if name.upper() != name}
 
     @cached_property
+    def names_pattern(self) -> re.Pattern[str] | None:
+        """Every entity's name and alias as one pattern (`headings.names_pattern`), made
+        once: what a written answer takes out of a heading to tell whether it is only
+        names (`written._Checker.only_names`)."""
+        from .headings import names_pattern
+
+        return names_pattern([*self.entities, *self.alias_of])
+
+    @cached_property
     def name_words(self) -> frozenset[str]:
         """The lower-cased words of the entity names that the documents write as names:
         capitalised more often than not ("Halvard", "Li", "Chinese"). A word of a name the

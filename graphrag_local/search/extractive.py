@@ -248,7 +248,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             languages=a.data.languages,
                             group_names=_ranked_members(a.data, members),
                             named_in=a.data.named_in, cased=a.data.cased,
-                            entity_names=(*a.data.entities, *a.data.alias_of))
+                            names=a.data.names_pattern)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)

@@ -280,7 +280,7 @@ class _Checker:
                  named_in: Callable[[str], list[str]] | None = None,
                  reread: Callable[[str, str], int] | None = None,
                  cased: Mapping[str, str] | None = None, language: str = "en",
-                 entity_names: tuple[str, ...] = ()):
+                 names: re.Pattern[str] | None = None):
         self.evidence, self.group_titles, self.question = evidence, group_titles, question
         # a line's tokens the writer gives under `REREAD_P` read again beside its source,
         # for a line that does not carry the count (one streamed as it is written: set by
@@ -300,7 +300,7 @@ class _Checker:
         self.group_names, self.named_in = list(group_names), named_in
         self.cased = cased or {}  # an entity's name by its forms, case-folded (`recased`)
         self.language = language  # the answer's: the tool's own words in it are (`messages`)
-        self.names = headings.names_pattern(entity_names)  # what `only_names` takes out
+        self.names = names  # the index's entity names (`headings.names_pattern`)
         self.retitled: dict[int, str] = {}  # a topic's heading worded again (`retitle`)
 
     def __call__(self, piece: str) -> bool:
@@ -640,7 +640,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_names: list[tuple[str, ...] | None] = (),
           named_in: Callable[[str], list[str]] | None = None,
           cased: Mapping[str, str] | None = None,
-          entity_names: tuple[str, ...] = ()) -> tuple[Written, _Checker]:
+          names: re.Pattern[str] | None = None) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -649,7 +649,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
     checker = _Checker(evidence, group_titles, question, on_text, name_words, bound,
                        group_names, named_in, cased=cased,
                        language=question_language(question, languages) if languages else "en",
-                       entity_names=entity_names)
+                       names=names)
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
@@ -709,10 +709,11 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
     todo: list[tuple[_Checker, int, str, Request]] = []
     for checker in checkers:
         for k in range(len(checker.groups)):
+            if not checker.only_names(checker.heading_of(k)):
+                continue
             text = checker.shows(k)
-            if text and not CJK.search(text) and checker.only_names(checker.heading_of(k)):
-                if (request := title_request(text, languages)) is not None:
-                    todo.append((checker, k, text, request))
+            if text and not CJK.search(text) and (request := title_request(text, languages)):
+                todo.append((checker, k, text, request))
     if not todo:
         return
     keys = [request_key(model, r) for *_rest, r in todo] if cache is not None else []
@@ -919,10 +920,10 @@ def _streamed(model: ChatModel, request: Request, cache: ReplyCache | None,
 def topic_checker(reply: str, evidence: list[Evidence], title: str,
                   name_words: frozenset[str] = frozenset(), bound: bool = True,
                   cased: Mapping[str, str] | None = None,
-                  entity_names: tuple[str, ...] = ()) -> _Checker:
+                  names: re.Pattern[str] | None = None) -> _Checker:
     """A topic's reply checked alone, as one topic of an answer."""
     checker = _Checker(evidence, [title], "", None, name_words, bound, cased=cased,
-                       entity_names=entity_names)
+                       names=names)
     checker.written.sections.append(("", []))
     checker.groups.append(0)
     checker(reply if reply.endswith("\n") else reply + "\n")
