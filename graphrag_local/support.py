@@ -18,7 +18,8 @@ only when the sentences it cites hold
    where that word sets what the number says ("since 2019": `requalified`), and a cause
    it states with a function word ("because", "which is why") where one is stated there
    (`unsaid_cause`);
-4. two names it relates, related there the same way round (`misrelated`); a word it
+4. two names it relates, related there the same way round, not only given as
+   alternatives ("MIT or Caltech or ... Stanford": `misrelated`); a word it
    hangs on a name ("Scrooge's sister", "the sister of Scrooge") hung on that name there,
    and a name it says another is ("Fred was Scrooge's niece") put in one statement with it
    there (`misattached`); a transcript's speaker it opens with, not said to do what their
@@ -339,7 +340,22 @@ def _roles_between(words: list[str]) -> bool:
             and any(w not in FUNCTION_WORDS for w in low))  # "Scrooge and the Phantom": listed
 
 
-def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None:
+# the words between two names a sentence gives as alternatives ("MIT or Caltech or you know
+# Stanford"): "or" (English, French, German, Spanish, Russian), an article, a filler of
+# speech. "A or B" says each alone; "A and B" may relate them ("Scrooge and Marley were
+# partners")
+_OR = frozenset("or nor ou oder o или".split())
+_ALTERNATIVES = _OR | frozenset("the a an you know i mean like".split())
+
+
+def _alternatives(words: list[str]) -> bool:
+    """Whether the words between two names of a cited sentence give them as alternatives:
+    an "or", and nothing but `_ALTERNATIVES`."""
+    return any(w in _OR for w in words) and all(w in _ALTERNATIVES for w in words)
+
+
+def misrelated(sentence: str, sources: list[str], alternatives_only: bool = False
+               ) -> tuple[str, str, str] | None:
     """Two names the sentence relates (A ... B, at most `RELATED_WITHIN` words apart with
     a word between that is not a function word) that what it cites does not relate: no
     cited sentence names both within `RELATED_WITHIN` words more than the sentence does
@@ -374,6 +390,14 @@ def misrelated(sentence: str, sources: list[str]) -> tuple[str, str, str] | None
                     if (y - x - len(wa) if x < y else x - y - len(wb)) <= apart + RELATED_WITHIN
                     and not (_apart(cited[k], clauses[k], x + len(wa), y) if x < y
                              else _apart(cited[k], clauses[k], y + len(wb), x))]
+            # alternatives where it is cited ("... for MIT or Caltech or you know Stanford to
+            # compete with those capabilities": "MIT and Caltech compete with Stanford"):
+            # the relation is the sentence's own
+            if near and all(_alternatives(cited[k][x + len(wa):y] if x < y
+                                          else cited[k][y + len(wb):x]) for x, y, k in near):
+                return a, b, "given only as alternatives in what it cites"
+            if alternatives_only:
+                continue
             pairs = [(x, y, cited[k]) for x, y, k in pairs]
             # a transcript's speaker ("WENCES CASARES: ... which is mostly Bitcoin and
             # Ether.") says all their line names: "WENCES CASARES discusses ... Bitcoin"

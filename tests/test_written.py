@@ -458,6 +458,48 @@ def test_a_heading_that_repeats_the_topic_question_gives_way_to_the_topic_title(
     assert not wr._echoes_request("What the evidence of the harbour tells")
 
 
+def test_a_heading_that_says_the_requests_words_or_relates_alternatives_is_not_shown():
+    """Two of the podcast's written headings: "The evidence tells that most people who
+    wrote their first program" (the request's "what the evidence tells") and "MIT and
+    Caltech Compete with Stanford" over "... very hard for MIT or Caltech or you know
+    Stanford to compete with those capabilities", which gives each alone."""
+    names = frozenset({"mit", "caltech", "stanford", "apple"})
+    first = ("For people who are exposed to the world today, most people who wrote their "
+             "first program, you know, maybe it goes back to having an Apple.")
+    assert headings.shown("The evidence tells that most people who wrote their first program",
+                          first, "What challenges?", names) == ""
+    assert headings.shown("People Who Wrote Their First Program", first, "What challenges?",
+                          names) == "People Who Wrote Their First Program"
+    # a text that says "evidence" may be headed by it
+    assert headings.shown("Evidence of Fraud", "The court heard evidence of fraud by Acme.",
+                          "What happened?", names) == "Evidence of Fraud"
+    hard = ("Because it's very hard for MIT or Caltech or you know Stanford to compete with "
+            "those capabilities.")
+    assert headings.shown("MIT and Caltech Compete with Stanford", hard, "Who?", names) == ""
+    assert headings.shown("MIT, Caltech and Stanford Capabilities", hard, "Who?",
+                          names) == "MIT, Caltech and Stanford Capabilities"
+    # and so a line: what it cites lists them, the line relates them
+    verdict = support.check("MIT and Caltech compete with Stanford.", [hard])
+    assert not verdict.ok and "only as alternatives" in verdict.reason, verdict
+    # names listed with "and" may be related by what follows
+    assert support.check("Scrooge ran the firm with Marley.",
+                         ["Scrooge and Marley ran the firm together for years."]).ok
+
+
+def test_a_heading_writes_a_name_as_its_text_writes_it():
+    """The 1.5B headed a French topic "Indiens andrew Stuart" (of "... s'écria Andrew
+    Stuart"); a word alone keeps the writer's case ("harbour" of "Aldren Harbour"), and a
+    sentence's first word is not a name ("the ghost" of "The Ghost stopped.")."""
+    said = ("--Même si les Indous ou les Indiens enlèvent les rails! s'écria Andrew Stuart, "
+            "s'ils arrêtent les trains.")
+    assert headings.shown("Indiens andrew Stuart", said, "Quels thèmes ?",
+                          frozenset({"indiens", "andrew", "stuart"})) == "Indiens Andrew Stuart"
+    assert headings.recased("The harbour dispute", "Hannah Greer opposed dredging Aldren "
+                            "Harbour in 2022.") == "The harbour dispute"
+    assert headings.recased("Scrooge and the ghost", "The Ghost stopped. Scrooge looked."
+                            ) == "Scrooge and the ghost"
+
+
 def test_a_writer_that_repeats_itself_is_stopped():
     line = "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
     checker = wr._Checker(evidence(), [], "Who?", None)

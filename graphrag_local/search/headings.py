@@ -4,8 +4,10 @@ length cut; `shown` decides: a heading whose every number and every word of the 
 entity names is said by what its topic cites (or its title, or the question; a demonym
 or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
 said is cut before that name, and shown if two words or more are left; one that only
-restates the question, loops, speaks in the first person or repeats an earlier heading
-is not. The caller falls back (`written._Checker.heading_of`): over written lines, to the
+restates the question, loops, speaks in the first person, says the request's words
+(`echoes`), relates names its text gives as alternatives ("MIT and Caltech Compete with
+Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or repeats an earlier
+heading is not. A name is shown as the text writes it (`recased`). The caller falls back (`written._Checker.heading_of`): over written lines, to the
 community's title; over a quote, to the topic's entities the quote names, else the title.
 
 Over a topic shown quoted (one sentence of its evidence) an English heading must also
@@ -175,9 +177,78 @@ def shown(heading: str, given: str, question: str, name_words: frozenset[str],
         if len(heading.split()) < 2:
             return ""
     if (not heading or restates(heading, question) or garbles.loops(heading) or spoken(heading)
-            or unnamed(heading, given, name_words) is not None or heading.lower() in earlier):
+            or unnamed(heading, given, name_words) is not None or heading.lower() in earlier
+            or echoes(heading, given)
+            or support.misrelated(sentence_cased(heading, given), [given],
+                                  alternatives_only=True)):
         return ""
+    return recased(heading, given)
+
+
+# the topic request's own words (`written.THEMED_LAYOUT`: "... say what the evidence
+# tells"), which name no topic where the topic's text does not say them
+_REQUEST_WORDS = frozenset({"evidence"})
+
+
+def echoes(heading: str, given: str) -> bool:
+    """Whether a heading says a word of the request the writer was given that what it
+    heads does not: "The evidence tells that most people who wrote their first program"."""
+    said = {w.lower() for w in words(given)}
+    return any(w.lower() in _REQUEST_WORDS and w.lower() not in said for w in words(heading))
+
+
+_CASED_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def _name_runs(text: str) -> set[str]:
+    """Two or more capitalised words in a row, a sentence's first word left out: names as
+    `text` writes them ("Andrew Stuart"; "Ghost" of "The Ghost stopped")."""
+    runs: set[str] = set()
+    run: list[re.Match] = []
+
+    def close() -> None:
+        first = text[:run[0].start()].rstrip(" \t\"'«“‘(—–-") if run else ""
+        named = run[1:] if run and (not first or first[-1] in ".!?:\n") else run
+        if len(named) > 1:
+            runs.add(text[named[0].start():named[-1].end()])
+
+    for m in _CASED_WORD.finditer(text):
+        if m.group(0)[:1].isupper() and (not run or text[run[-1].end():m.start()] in (" ", "-")):
+            run.append(m)
+            continue
+        close()
+        run = [m] if m.group(0)[:1].isupper() else []
+    close()
+    return runs
+
+
+def recased(heading: str, given: str) -> str:
+    """`heading` with a name of two words or more written as `given` writes it, where the
+    heading writes it in other case: "Indiens andrew Stuart" of "... s'écria Andrew
+    Stuart" is "Indiens Andrew Stuart" (a word alone keeps its case: "The harbour
+    dispute" of "Aldren Harbour")."""
+    for name in sorted(_name_runs(given), key=len, reverse=True):
+        heading = re.sub(r"(?<!\w)" + re.escape(name) + r"(?!\w)", name, heading,
+                         flags=re.IGNORECASE)
     return heading
+
+
+def sentence_cased(heading: str, given: str) -> str:
+    """`heading` as a sentence would write it: a title's capital taken off each word that
+    `given` writes in lower case only ("MIT and Caltech compete with Stanford" of "MIT and
+    Caltech Compete with Stanford"), for the checks that read capitals as names."""
+    lower = {m.group(0) for m in _CASED_WORD.finditer(given) if m.group(0).islower()}
+    upper = {m.group(0).casefold() for m in _CASED_WORD.finditer(given)
+             if not m.group(0).islower()}
+
+    def one(m: re.Match) -> str:
+        word = m.group(0)
+        low = word.casefold()
+        if word[:1].isupper() and not word.isupper() and low in lower and low not in upper:
+            return low
+        return word
+
+    return _CASED_WORD.sub(one, heading)
 
 
 def names_pattern(names) -> re.Pattern[str] | None:
