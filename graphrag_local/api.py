@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConfigError, IndexStateError
 from .model_info import ModelInfo
 from .models import presets as presets_mod
+from .models.protocol import Sampling
 from .private import make_private_dir, writes_private
 from .prompts import Prompts, load_prompts
 from .schema import OUTPUT_TABLES
@@ -56,7 +57,6 @@ def model_info(settings: Settings, *, check: bool = True) -> ModelInfo:
     if settings.parallel:
         preset = replace(preset, parallel=settings.parallel)
     if preset.source == "server":
-        from .models.protocol import Sampling
         from .models.server import RemoteChatModel
 
         remote = RemoteChatModel(  # checks every URL now, before any work
@@ -279,6 +279,9 @@ class LazyChatModel:
     def __init__(self, info: ModelInfo, seed: int):
         self.name = info.remote.name if info.remote is not None else info.preset.name
         self.path = info.path  # (a server's model has none, as its client has none)
+        p = info.preset  # what decides a reply besides the request (in its cache key)
+        self.sampling = (info.remote.sampling if info.remote is not None else
+                         Sampling(p.temperature, seed, p.top_k, p.top_p, p.repeat_penalty))
         self.opened_seconds: float | None = None
         self._info, self._seed, self._model = info, seed, None
 

@@ -691,6 +691,34 @@ def test_a_written_topic_is_cached_and_read_back_for_the_same_request():
     assert len(other.asked) == 2 and len(cache.rows) == 4
 
 
+def test_a_cached_reply_is_not_read_for_a_writer_sampling_otherwise():
+    """A writer's preset with another `repeat_penalty` or `temperature` (models.toml)
+    writes other replies: they are not read back from the cache written with the old
+    values. Greedy with no penalty (every shipped writer) keys as before the sampling was
+    in the key, so that what is cached stays cached."""
+    from graphrag_local.models.protocol import Sampling
+
+    request = wr.topic_request(load_prompts(), [e.text for e in evidence()])
+    plain = FakeChatModel([])
+    key = wr.request_key(plain, request)
+    for same in (Sampling(), Sampling(seed=7, top_k=5)):  # greedy: seed and top-k decide nothing
+        plain.sampling = same
+        assert wr.request_key(plain, request) == key
+    for other in (Sampling(repeat_penalty=1.1), Sampling(temperature=0.7)):
+        plain.sampling = other
+        assert wr.request_key(plain, request) != key
+    plain.sampling = Sampling(temperature=0.7, seed=1)
+    assert wr.request_key(plain, request) != wr.request_key(
+        type("M", (), {"name": "fake", "sampling": Sampling(temperature=0.7, seed=2)})(), request)
+    # a writer not loaded yet (an answer read back loads none) knows its sampling
+    from graphrag_local.api import LazyChatModel
+    from graphrag_local.model_info import ModelInfo
+    from graphrag_local.models.presets import Preset
+
+    lazy = LazyChatModel(ModelInfo(Preset("fake", repeat_penalty=1.1), None, ""), 42)
+    assert lazy.sampling == Sampling(repeat_penalty=1.1) and lazy._model is None
+
+
 def test_a_themed_answer_stops_before_a_topic_that_would_pass_its_words():
     replies = ["## The harbour dispute\n"
                "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n",

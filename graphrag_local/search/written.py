@@ -80,7 +80,7 @@ from ..language.detect import detect_language
 from ..language.messages import QUOTED, dropped_note, question_language, said
 from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
-from ..models.protocol import UNLIKELY_MARK
+from ..models.protocol import UNLIKELY_MARK, Sampling
 from ..prompts import Prompts
 from ..sentences import label_of, near_duplicate, squash
 from . import headings
@@ -858,15 +858,31 @@ class ReplyCache(Protocol):
 
 
 def request_key(model: ChatModel, request: Request) -> str:
-    """The writer (its name and weights' size), the prompt, the grammar and the budget: a
-    cached reply is reused only for the very same request."""
+    """The writer (its name, weights' size and sampling where it is not greedy), the
+    prompt, the grammar and the budget: a cached reply is reused only for the very same
+    request to the very same writer."""
     path = getattr(model, "path", None)
     size = path.stat().st_size if path is not None and path.exists() else 0
     avoid = request.avoid and ([request.avoid.words, request.avoid.texts] + (
         [request.avoid.repeats] if request.avoid.repeats else []))
+    sampling = _sampling_key(getattr(model, "sampling", None))
     text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
-                       request.max_tokens] + ([avoid] if avoid else []), ensure_ascii=False)
+                       request.max_tokens] + ([avoid] if avoid else [])
+                      + ([sampling] if sampling else []), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _sampling_key(sampling: Sampling | None) -> list | None:
+    """What of a writer's sampling decides its reply, where it is not the greedy default
+    (temperature 0, no repeat penalty: then none, and the keys of replies cached before
+    stay as they were): a preset's `repeat_penalty` or `temperature` changed in
+    models.toml reads no reply written with the old values."""
+    if sampling is None or (sampling.temperature <= 0 and sampling.repeat_penalty == 1.0):
+        return None
+    if sampling.temperature <= 0:  # greedy: top-k, top-p and the seed decide nothing
+        return [0.0, sampling.repeat_penalty]
+    return [sampling.temperature, sampling.repeat_penalty, sampling.top_k, sampling.top_p,
+            sampling.seed]
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
