@@ -344,6 +344,10 @@ def _verbs_cited(sources: list[str]) -> set[str]:
     return out
 
 
+# verbs whose own form ends "-ing" ("They bring gifts.")
+_ING_VERBS = frozenset("bring brings sing ring sting swing cling fling sling spring string wring".split())
+
+
 def _could_be_verb(words: list[str], i: int, cited: set[str]) -> bool:
     word, lower = words[i], words[i].lower()
     before = words[i - 1].lower() if i else ""
@@ -358,6 +362,8 @@ def _could_be_verb(words: list[str], i: int, cited: set[str]) -> bool:
         return True
     if word[:1].isupper() or lower in FUNCTION_WORDS:  # a name, or a function word
         return False
+    if lower.endswith("ing") and lower not in _ING_VERBS:  # "Fred clapping her hands.":
+        return False  # a participle is a verb only after "is", "was" (which count themselves)
     if lower in cited or after in _OBJECTS:
         return True
     return (before not in _BEFORE_NOUNS and len(lower) > 3
@@ -381,7 +387,9 @@ def verbless(sentence: str, sources: list[str]) -> bool:
     verb ("When they had gone through the dance, old Fezziwig and Mrs. Fezziwig both hands
     to their partner." of "... had gone all through the dance; advance and retire, both
     hands to your partner"). Read generously: a word ending "-s" or "-ed" not after an
-    article counts as a verb, and so does any the cited sentences use as one. Of the 499
+    article counts as a verb, and so does any the cited sentences use as one, but not an
+    "-ing" word alone ("Fred clapping her hands."; with it, the lines below hold one more,
+    "Thanks for joining us for Behind the there."). Of the 499
     lines of docs/eval_runs/writer_*.jsonl it finds 8 (6 distinct), none of them a
     sentence or a true one ("The theme of the supernatural and the power of the past.").
     A clause set off by ", who" or ", which" is no main clause: "Scrooge's nephew, who was

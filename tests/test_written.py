@@ -1001,7 +1001,9 @@ def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     """Kept lines of Carol's themes and a podcast answer that are not sentences: one lost
     its verb where the writer left a list of dance figures ("both hands to your partner"),
     one lists what someone is and says of whom. A verb the cited sentences use, an "-s" or
-    "-ed" word not after an article, a contraction or an object next are each enough."""
+    "-ed" word not after an article, a contraction or an object next are each enough, but
+    not for an "-ing" word ("Fred clapping her hands.", written cold with a repeat
+    penalty)."""
     dance = ["And when old Fezziwig and Mrs. Fezziwig had gone all through the dance; advance "
              "and retire, both hands to your partner, bow and curtsy, cork-screw, "
              "thread-the-needle, and back again to your place: Fezziwig cut."]
@@ -1031,6 +1033,11 @@ def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
     assert not garbles.verbless("The boy who sang the carol ran away.", [])
     assert not garbles.verbless("Der Hafen und die Stadt Millbrook.", [])  # English only
     assert not garbles.verbless("港口和城市。", [])
+    # a participle alone is no verb, though an object follows it and its source uses it
+    clapping = ["'I have found it out!' cried Scrooge's niece, clapping her hands."]
+    assert garbles.verbless("Fred clapping her hands.", clapping)
+    assert not garbles.verbless("Fred was clapping her hands.", clapping)
+    assert not garbles.verbless("The carollers bring gifts.", [])
 
 
 def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped():
