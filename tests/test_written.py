@@ -1415,7 +1415,7 @@ def test_a_focused_answers_quotes_are_as_long_as_without_a_writer_and_cite_what_
     from dataclasses import replace
 
     from graphrag_local.schema import Source
-    from graphrag_local.search.extractive import Quote, _quoted_part
+    from graphrag_local.search.extractive import Quote, _quoted_part, render_themes
     from graphrag_local.settings import QuerySettings
 
     def topic(n: int) -> list[Quote]:
@@ -1424,12 +1424,51 @@ def test_a_focused_answers_quotes_are_as_long_as_without_a_writer_and_cite_what_
 
     themes = [("One", "R1", topic(1)), ("Two", "R2", topic(2)), ("Three", "", topic(3))]
     p = replace(QuerySettings(), theme_quotes=2, answer_words=40)
-    text, quoted = _quoted_part("global", p, [q for _t, _r, qs in themes for q in qs], themes)
+    blocks, quoted = _quoted_part("global", p, [q for _t, _r, qs in themes for q in qs], themes)
+    text = render_themes(blocks)
     assert [q.refs for q in quoted] == [("S1", "R1")] * 2 + [("S2", "R2")] * 2
     assert "**One** [R1]" in text and "**Two** [R2]" in text and "Three" not in text
     assert text.count("\n- ") + text.startswith("- ") == 4
     plain, quoted = _quoted_part("basic", replace(p, quote_count=2), topic(1), None)
-    assert len(quoted) == 2 and plain.count("- ") == 2
+    assert plain is None and len(quoted) == 2
+
+
+def test_a_focused_answers_quoted_topic_titled_by_names_is_headed_by_the_writers_words():
+    """The podcast's "How frequently do discussions about artificial intelligence arise
+    ...?" is focused: its quoted part stood under community titles, lists of names ("AI,
+    Stanford and Neural Information Processing Symposium"). With a writer, such a title is
+    worded again from the topic's quotes (as a themed answer's is), the title beside it in
+    italics; one that names a topic is not asked; a worded heading that is only names, or
+    says a word the writer gave under 1%, leaves the title."""
+    from types import SimpleNamespace
+
+    from graphrag_local.schema import Source
+    from graphrag_local.search.extractive import Quote, _worded_quoted
+
+    def quote(text: str, n: int) -> Quote:
+        return Quote(text, Source(f"c{n}", 0, 1), (f"S{n}",), 1.0)
+
+    blocks = [("AI and Stanford", "R10", [quote("There is a lot of hype about AGI at Stanford.", 1)]),
+              ("Dredging Opposition", "R2", [quote("Hannah Greer opposed dredging.", 2)]),
+              ("Hannah Greer", "R3", [quote("Hannah Greer opposed dredging the harbour.", 3)])]
+    data = SimpleNamespace(names_pattern=headings.names_pattern(["AI", "Stanford", "Hannah Greer"]),
+                           name_words=frozenset({"ai", "stanford", "hannah", "greer"}),
+                           languages=frozenset({"en"}))
+    a = SimpleNamespace(data=data, written_cache=None, question="How often is AI discussed?")
+
+    def worded(*replies: str) -> tuple[str, list[dict]]:
+        model = FakeChatModel(list(replies))
+        text, _n = _worded_quoted(a, model, blocks, [])
+        return text, model.asked
+
+    text, asked = worded("## Hype about AGI\n", "## Opposed Dredging of the Harbour\n")
+    assert text.splitlines()[0] == "**Hype about AGI** · *AI and Stanford* [R10]"
+    assert "**Dredging Opposition** [R2]" in text  # a topic's name: not asked
+    assert "**Opposed Dredging of the Harbour** · *Hannah Greer* [R3]" in text
+    assert [x["purpose"] for x in asked] == ["title", "title"]
+    text, _asked = worded("## AI and Stanford\n", "## Opposed Dredging ~0,10\n")
+    assert "**AI and Stanford** [R10]" in text and "**Hannah Greer** [R3]" in text
+    assert _worded_quoted(a, FakeChatModel([]), None, [quote("A quote.", 1)])[0] == "- A quote. [S1]"
 
 
 def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():

@@ -112,11 +112,15 @@ def heading(title: str) -> str:
     return MORE.sub("", title)
 
 
-def render_themes(themes: list[tuple[str, str, list[Quote]]], lead: str = "") -> str:
-    """(heading, its ref or "", quotes) per theme, as markdown."""
+def render_themes(themes: list[tuple[str, str, list[Quote]]], lead: str = "",
+                  beside: dict[int, str] | None = None) -> str:
+    """(heading, its ref or "", quotes) per theme, as markdown; `beside`: by a theme's
+    place, names shown in italics after its heading."""
     lines = [f"{LEAD_MARK} {lead}", ""] if lead else []
-    for title, ref, quotes in themes:
-        lines.append(f"**{title}**" + (f" [{ref}]" if ref else ""))
+    for k, (title, ref, quotes) in enumerate(themes):
+        names = (beside or {}).get(k)
+        lines.append(f"**{title}**" + (f" · *{names}*" if names else "")
+                     + (f" [{ref}]" if ref else ""))
         lines += [f"- {q.shown} [{', '.join(q.refs)}]" for q in quotes]
         lines.append("")
     return "\n".join(lines).rstrip()
@@ -226,7 +230,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     tagged = ([(q, i) for i, (_t, ref, qs) in enumerate(themes) for q in _with_report(qs, ref)]
               if themes else [(q, 0) for q in quotes])
     if focused:  # written from its best sentences whatever their topic
-        quoted, below = _quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
+        blocks, below = _quoted_part(method, a.quoted_settings or a.settings, quotes, themes)
         ranked = sorted((q for q, _ in tagged), key=lambda q: -q.score)  # (stable)
         by_number = choose_quotes(ranked, a.settings.writer_quotes)
         evidence = [wr.Evidence(q.text, q.refs, speaker=q.speaker) for q in by_number]
@@ -249,6 +253,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             group_names=_ranked_members(a.data, members),
                             named_in=a.data.named_in, cased=a.data.cased,
                             names=a.data.names_pattern)
+    if focused:  # the quotes under it, a topic's heading worded where its title is names
+        quoted, worded = _worded_quoted(a, writer, blocks, below)
     result.calls = list(writer.calls[before:])
     result.context = [f"[{i}] {e.text}" for i, e in enumerate(evidence, 1)]
     result.context_tokens = sum(c.prompt_tokens for c in result.calls)
@@ -259,6 +265,8 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                       "dropped_lines": [{"text": w.text, "cites": list(w.cites),
                                          "reason": w.reason}
                                         for _h, ls in out.sections for w in ls if not w.ok]}
+    if focused:
+        result.written["headings_retitled"] = worded
     below_mark = said(QUOTED_BELOW, checker.language)
     if out.kept == 0 and focused:  # nothing written stood: the quotes answer
         result.answer = quoted + "\n\n" + said(ALL_DROPPED, checker.language).format(
@@ -295,6 +303,36 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     return result
 
 
+def _worded_quoted(a: Answering, writer: ChatModel,
+                   blocks: list[tuple[str, str, list[Quote]]] | None, quotes: list[Quote]
+                   ) -> tuple[str, int]:
+    """The quoted part of a focused written answer: its topics under their titles, but a
+    title that is only names (a community's: "AI, Stanford and Neural Information
+    Processing Symposium") headed by what the writer words of its quotes where that stands
+    (`written.title_replies`, `written.title_of`), the title beside it in italics (the
+    names a reader, and a fact, looks for: "**AI Hype and Discussions** · *AI, Stanford
+    ...*"). Its text, and how many headings were worded."""
+    from . import headings
+    from . import written as wr
+
+    if blocks is None:
+        return render(quotes), 0
+    names = a.data.names_pattern
+    todo = [k for k, (title, _r, _qs) in enumerate(blocks) if headings.only_names(title, names)]
+    texts = [" ".join(q.text for q in blocks[k][2]) for k in todo]
+    worded: dict[int, str] = {}
+    for k, text, reply in zip(todo, texts, wr.title_replies(writer, texts, a.written_cache,
+                                                             a.data.languages)):
+        others = {(worded.get(j) or t).lower() for j, (t, _r, _q) in enumerate(blocks) if j != k}
+        if reply is not None and (heading := wr.title_of(
+                reply, text, a.question, a.data.name_words, others,
+                lambda h: headings.only_names(h, names))):
+            worded[k] = heading
+    return render_themes([(worded.get(k, title), ref, qs)
+                          for k, (title, ref, qs) in enumerate(blocks)],
+                         beside={k: blocks[k][0] for k in worded}), len(worded)
+
+
 def _ranked_members(data: IndexData, members: list[frozenset[str] | None]
                     ) -> list[tuple[str, ...] | None]:
     """Each topic's entities, most connected first (None: a document's, any entity)."""
@@ -306,13 +344,15 @@ def _ranked_members(data: IndexData, members: list[frozenset[str] | None]
 
 
 def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
-                 themes: list[tuple[str, str, list[Quote]]] | None) -> tuple[str, list[Quote]]:
+                 themes: list[tuple[str, str, list[Quote]]] | None
+                 ) -> tuple[list[tuple[str, str, list[Quote]]] | None, list[Quote]]:
     """The quoted answer under a focused written one, about as long as it is without a
     writer (`p`): basic and local its first `quote_count` sentences, drift its nearest
     `drift_quotes`, global and ts each topic's first `theme_quotes` while `answer_words`
-    last (the first topic always). Its text, and its quotes with their topics' refs."""
+    last (the first topic always). Its topics (None: a list of quotes), and its quotes
+    with their topics' refs."""
     if not themes:
-        return render(quotes[:p.quote_count]), quotes[:p.quote_count]
+        return None, quotes[:p.quote_count]
     if method == "drift":
         top = {id(q) for q in sorted(quotes, key=lambda q: -q.score)[:p.drift_quotes]}
         blocks = [(t, r, [q for q in qs if id(q) in top]) for t, r, qs in themes]
@@ -326,7 +366,7 @@ def _quoted_part(method: str, p: QuerySettings, quotes: list[Quote],
                 break
             blocks.append((title, ref, qs))
             words += n
-    return render_themes(blocks), [q for _t, ref, qs in blocks for q in _with_report(qs, ref)]
+    return blocks, [q for _t, ref, qs in blocks for q in _with_report(qs, ref)]
 
 
 def _with_report(quotes: list[Quote], ref: str) -> list[Quote]:

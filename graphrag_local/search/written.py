@@ -703,50 +703,58 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
             languages: frozenset[str] = frozenset()) -> None:
     """Each topic (of each checked answer or report: `checkers`) whose heading is only
     names (`_Checker.only_names`) headed again where the writer, given what the topic
-    shows (`_Checker.shows`), words a heading of it (`title_request`) that `headings.shown`
-    shows and is not only names; the requests decoded together and cached like the
-    topics' replies."""
-    todo: list[tuple[_Checker, int, str, Request]] = []
-    for checker in checkers:
-        for k in range(len(checker.groups)):
-            if not checker.only_names(checker.heading_of(k)):
-                continue
-            text = checker.shows(k)
-            if text and not CJK.search(text) and (request := title_request(text, languages)):
-                todo.append((checker, k, text, request))
-    if not todo:
-        return
-    keys = [request_key(model, r) for *_rest, r in todo] if cache is not None else []
-    replies = [cache.get(key) for key in keys] if cache is not None else [None] * len(todo)
-    missing = [i for i, r in enumerate(replies) if r is None]
-    if missing:
-        for i, text in zip(missing, model.complete_many([todo[i][3] for i in missing])):
-            replies[i] = text
-        if cache is not None:
-            cache.put({keys[i]: replies[i] for i in missing},
-                      {keys[i]: [todo[i][2]] for i in missing})
-    for (checker, k, text, _request), reply in zip(todo, replies):
-        if heading := _retitled(checker, k, text, reply or ""):
+    shows (`_Checker.shows`), words a heading of it that stands (`title_of`); the
+    requests of all the checkers decoded together (`title_replies`)."""
+    todo = [(checker, k) for checker in checkers for k in range(len(checker.groups))
+            if checker.only_names(checker.heading_of(k))]
+    texts = [checker.shows(k) for checker, k in todo]
+    for (checker, k), text, reply in zip(todo, texts,
+                                         title_replies(model, texts, cache, languages)):
+        others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != k}
+        if reply is not None and (heading := title_of(
+                reply, text, checker.question, checker.name_words, others, checker.only_names)):
             checker.retitled[k] = heading
             checker.written.retitled += 1
 
 
-def _retitled(checker: _Checker, section: int, text: str, reply: str) -> str:
-    """The heading a title reply gives `section`, or "" where it does not stand: not shown
-    (`headings.shown`: an earlier heading, the question's words), only names, a word said
-    twice ("Christina Warren colleague of the Colleague"), ending on a modifier
-    (`headings.ends_inside`), or holding a token the writer gave under 1%."""
+def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
+                  languages: frozenset[str] = frozenset()) -> list[str | None]:
+    """The writer's title reply to each text (`title_request`: a heading of two to six of
+    its words), None for a text it is not asked (none, or in Chinese or Japanese, which
+    the title grammar does not read); the requests decoded together and cached like the
+    topics' replies."""
+    requests = [title_request(text, languages) if text and not CJK.search(text) else None
+                for text in texts]
+    todo = [i for i, r in enumerate(requests) if r is not None]
+    keys = {i: request_key(model, requests[i]) for i in todo} if cache is not None else {}
+    replies: dict[int, str | None] = {i: cache.get(keys[i]) if cache is not None else None
+                                      for i in todo}
+    missing = [i for i in todo if replies[i] is None]
+    if missing:
+        for i, text in zip(missing, model.complete_many([requests[i] for i in missing])):
+            replies[i] = text or ""
+        if cache is not None:
+            cache.put({keys[i]: replies[i] for i in missing},
+                      {keys[i]: [texts[i]] for i in missing})
+    return [replies.get(i) for i in range(len(texts))]
+
+
+def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
+              others: set[str], only_names: Callable[[str], bool]) -> str:
+    """The heading a title reply gives what shows `text`, or "" where it does not stand:
+    not shown (`headings.shown`: another heading of its answer, the question's words),
+    only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
+    on a modifier (`headings.ends_inside`), or holding a token the writer gave under 1%."""
     reply = reply.strip()
     marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
     low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
     if marks:
         reply = reply[:marks.start()]
     heading = headings.trimmed(squash(reply.removeprefix("## ")))
-    others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != section}
-    heading = headings.shown(heading, text, checker.question, checker.name_words, others)
+    heading = headings.shown(heading, text, question, name_words, others)
     said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
             if w.lower() not in support.FUNCTION_WORDS]
-    if (not heading or low or checker.only_names(heading) or len(said) != len(set(said))
+    if (not heading or low or only_names(heading) or len(said) != len(set(said))
             or headings.ends_inside(heading, text)):
         return ""
     return heading
