@@ -39,6 +39,7 @@ from ..schema import Entity, Source
 from ..sentences import is_statement, near_duplicate, opens_turn, squash, word_count, words
 from ..settings import QuerySettings
 from ..support import FUNCTION_WORDS, in_first_person
+from . import headings
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
 from .themes import Group, Selection, Theme
@@ -312,7 +313,6 @@ def _worded_quoted(a: Answering, writer: ChatModel,
     (`written.title_replies`, `written.title_of`), the title beside it in italics (the
     names a reader, and a fact, looks for: "**AI Hype and Discussions** · *AI, Stanford
     ...*"). Its text, and how many headings were worded."""
-    from . import headings
     from . import written as wr
 
     if blocks is None:

@@ -7,8 +7,9 @@ said is cut before that name, and shown if two words or more are left; one that 
 restates the question, loops, speaks in the first person, says the request's words
 (`echoes`), relates names its text gives as alternatives ("MIT and Caltech Compete with
 Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or repeats an earlier
-heading is not. A name is shown as the text writes it (`recased`). The caller falls back (`written._Checker.heading_of`): over written lines, to the
-community's title; over a quote, to the topic's entities the quote names, else the title.
+heading is not. A name is shown as the text writes it (`recased`). The caller falls back
+(`written._Checker.heading_of`): over written lines, to the community's title; over a
+quote, to the topic's entities the quote names, else the title.
 
 Over a topic shown quoted (one sentence of its evidence) an English heading must also
 say, in half its content words, what that sentence says (`fits`). A heading made only of

@@ -740,7 +740,7 @@ def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
 
 
 def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
-              others: set[str], only_names: Callable[[str], bool]) -> str:
+             others: set[str], only_names: Callable[[str], bool]) -> str:
     """The heading a title reply gives what shows `text`, or "" where it does not stand:
     not shown (`headings.shown`: another heading of its answer, the question's words),
     only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
