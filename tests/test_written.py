@@ -478,7 +478,7 @@ def test_a_heading_that_says_the_requests_words_or_relates_alternatives_is_not_s
     assert headings.shown("MIT and Caltech Compete with Stanford", hard, "Who?", names) == ""
     assert headings.shown("MIT, Caltech and Stanford Capabilities", hard, "Who?",
                           names) == "MIT, Caltech and Stanford Capabilities"
-    # and so a line: what it cites lists them, the line relates them
+    # and so a line: what it cites gives them as alternatives, the line relates them
     verdict = support.check("MIT and Caltech compete with Stanford.", [hard])
     assert not verdict.ok and "only as alternatives" in verdict.reason, verdict
     # names listed with "and" may be related by what follows
