@@ -409,6 +409,9 @@ def list_models() -> list[dict[str, Any]]:
             installed = presets_mod.locate_assemble_parts(p)
         if p.source == "server":
             installed = None  # not contacted here: `build` checks the server
+        # a preset that pins its file (the writers' parts) says what it will be before it
+        # is assembled: its size and sha256 are the ones assembling checks
+        pinned = path is None and bool(p.size and p.sha256)
         out.append(
             {
                 "name": name,
@@ -416,8 +419,11 @@ def list_models() -> list[dict[str, Any]]:
                 "description": p.description,
                 "available": installed,
                 "path": str(path) if path else "",
-                "size_mb": round(path.stat().st_size / 1e6, 1) if path else None,
-                "sha256": presets_mod.sha256_file(path) if path else "",
+                "size_mb": (round(path.stat().st_size / 1e6, 1) if path
+                            else round(p.size / 1e6, 1) if pinned else None),
+                "sha256": (presets_mod.sha256_file(path) if path
+                           else p.sha256.lower() if pinned else ""),
+                "pinned": pinned,  # size and sha256 those pinned, the file not made yet
                 "n_ctx": p.n_ctx,
                 "chat_format": p.chat_format,
             }

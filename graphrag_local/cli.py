@@ -138,7 +138,8 @@ def models(ctx: typer.Context, as_json: bool = JsonOpt) -> None:
             r["name"] + (" (default)" if r["default"] else ""),
             "[cyan]server[/]" if r["available"] is None
             else "[green]yes[/]" if r["available"] else "[dim]no[/]",
-            f"{r['size_mb']} MB" if r["size_mb"] else "",
+            (f"{r['size_mb']} MB" if r["size_mb"] else "")
+            + (" [dim](pinned; assembled on first use)[/]" if r.get("pinned") else ""),
             str(r["n_ctx"]),
             r["sha256"][:12],
             r["description"],

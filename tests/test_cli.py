@@ -66,6 +66,12 @@ def test_models_lists_and_registers(tmp_path):
     assert smol["available"] and smol["size_mb"] > 50
     assert any(r["default"] for r in rows)
     assert {"llama3.2-3b", "qwen2.5-7b", "llama3.1-8b"} <= {r["name"] for r in rows}
+    # a writer in parts says its size and sha256 before it is assembled (those assembling
+    # checks), and the same once it is
+    writer = next(r for r in rows if r["name"] == "qwen2.5-coder-0.5b")
+    assert writer["sha256"] == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+    assert writer["size_mb"] == 491.4 and writer["pinned"] == (writer["path"] == "")
+    assert "491.4 MB" in run("models").output
 
 
 def test_one_rule_for_model_names_in_models_add_and_models_toml(tmp_path):
