@@ -96,11 +96,13 @@ def test_topic_headings_show_entities_their_sentences_name(written, e2e):
 
 def test_written_lines_copy_no_long_run_of_the_evidence(written):
     """The decoder's copy guard: no written line repeats `COPY_WORDS` words in a row of
-    the evidence (a quoted topic's lines are the evidence, marked so)."""
+    the evidence's sentences longer than `COPY_SHORT` words (a quoted topic's lines are
+    the evidence, marked so)."""
     r, n = written["result"], wr.COPY_WORDS
     words = lambda t: re.findall(r"\w+", t.lower())  # noqa: E731
     runs = {tuple(w[i:i + n]) for c in r.context if re.match(r"^\[\d+\] ", c)
-            for w in [words(re.sub(r"^\[\d+\] ", "", c))] for i in range(len(w) - n + 1)}
+            for w in [words(re.sub(r"^\[\d+\] ", "", c))] if len(w) > wr.COPY_SHORT
+            for i in range(len(w) - n + 1)}
     in_quoted, own = False, []
     for line in r.answer.splitlines():
         if line.startswith("**"):

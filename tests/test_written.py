@@ -1641,3 +1641,21 @@ def test_only_names_takes_whole_entity_names_out():
     assert not headings.only_names("Bitcoin Story", pattern)
     assert not headings.only_names("Scottish Engineering", pattern)  # whole names only
     assert bd.title_grammar("Yes, it was.") == ""  # nothing to name a subject with
+
+
+def test_a_short_evidence_sentence_may_be_written_as_it_is():
+    """The copy guard keeps a line from `COPY_WORDS` words in a row of its evidence's longer
+    sentences only: a sentence of `COPY_SHORT` words or fewer ("The Greywater Fishing
+    Cooperative opposes the dredging plan.") has no other way to be said in its own words,
+    and kept from its last word the writer garbled it."""
+    from graphrag_local.models.copying import CopyGuard
+
+    short = "The Greywater Fishing Cooperative opposes the dredging plan."
+    long = ("Let it also be borne in mind that Scrooge had not bestowed one thought on Marley "
+            "since his last mention of his seven-years'-dead partner that afternoon.")
+    request = wr.topic_request(load_prompts(), [short, long])
+    assert request.avoid.texts == (long,) and request.avoid.repeats == wr.LOOP_WORDS
+    guard = CopyGuard(request.avoid)
+    assert not guard.bans("- The Greywater Fishing Cooperative opposes the dredging", " plan")
+    assert guard.bans("- Let it also be borne in mind", " that")
+    assert guard.bans("- Plan the plan the", " plan")  # its loop rule still holds
