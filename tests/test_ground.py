@@ -110,6 +110,16 @@ def test_the_pronoun_i_ends_a_name_and_a_number_i_does_not():
     assert "Carlos I" in candidate_names("Carlos I fue rey de España.", language="es")
 
 
+def test_a_name_keeps_the_slash_or_ampersand_between_its_words():
+    """The podcast's "Real I/O" (an operating system) was the entity "Real I O": a name's
+    words were joined by spaces whatever stood between them."""
+    names = candidate_names("We had an operating system called RIO -- Real I/O, a "
+                            "predecessor of PCs. He joined Procter & Gamble and then "
+                            "AT&T in New York.", language="en")
+    assert {"Real I/O", "Procter & Gamble", "AT&T", "New York"} <= set(names)
+    assert not {"Real I O", "Procter Gamble", "New York."} & set(names)
+
+
 def test_for_joins_an_institutions_name_and_no_other():
     """The podcast's "Institute for Advanced Study" was two names, "Institute" and
     "Advanced Study"; "left Google for Microsoft" is still two."""

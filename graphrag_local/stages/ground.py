@@ -281,6 +281,18 @@ def _pronoun(words: list[tuple[str, int]], i: int, run: list[str], text: str) ->
     return text[start + 1:at] == " " and after[:1].islower() and not _joins(after)
 
 
+def _spelled(run: list[str], seps: list[str]) -> str:
+    """A run of words as a name: one space between them, but a slash or an ampersand of the
+    text between two of its words kept ("Real I/O", "TCP/IP", "Hsun & Lori"; they were
+    "Real I O" and "Hsun Lori")."""
+    out = run[0] if run else ""
+    for word, sep in zip(run[1:], seps[1:]):
+        mark = sep.strip()
+        out += (mark if mark == "/" else sep if mark == "&" and sep == " & " else
+                mark if mark == "&" else " ") + word
+    return out
+
+
 def _spans(text: str, max_words: int,
            english: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
     skip = heading_lines(text)
@@ -294,6 +306,7 @@ def _spans(text: str, max_words: int,
     spans: dict[str, int] = {}
     pieces: dict[str, int] = {}
     run: list[str] = []
+    seps: list[str] = []  # the text between each word of the run and the one before it
     run_at_sentence_start = [False]
     mid_sentence: set[str] = set()  # one-word spans seen somewhere other than a sentence start
     kin_after = [""]  # the kin noun after the run being read, with its possessive
@@ -303,12 +316,14 @@ def _spans(text: str, max_words: int,
             mid_sentence.add(run[0])
         while run and _joins(run[-1]):
             run.pop()
+            seps.pop()
         while run and run[0] in _LEADING_STOP and not (run[0] in _TITLES and len(run) == 2):
             run.pop(0)  # "The Trust" -> "Trust", "Dr. Elena Voss" -> "Elena Voss"; "Mrs. Cratchit" stays
+            seps.pop(0)
         if run:
-            _add(" ".join(run[:max_words]), spans)
+            _add(_spelled(run[:max_words], seps), spans)
             if kin_after[0]:  # "Scrooge" + "'s nephew": a person known by whose kin
-                _add(" ".join(run[:max_words - 1]) + kin_after[0], spans)
+                _add(_spelled(run[:max_words - 1], seps) + kin_after[0], spans)
             # and each piece between connectors ("Bank of England" -> "England")
             piece: list[str] = []
             for w in run + ["of"]:
@@ -320,6 +335,7 @@ def _spans(text: str, max_words: int,
                     piece.append(w)
         kin_after[0] = ""
         run.clear()
+        seps.clear()
 
     for i, (word, start) in enumerate(words):
         clean = _strip_trailing(word)
@@ -343,9 +359,11 @@ def _spans(text: str, max_words: int,
                     or ("\n" in text[k:start] and _longer_after(text, text[k:start], start))
                 )
             run.append(clean)
+            seps.append(gap)
         elif run and (word.lower() in _CONNECTORS
                       or word == "for" and run[-1].lower() in _FOR_HEADS):
             run.append(word)
+            seps.append(gap)
         else:
             flush()
         if (word.endswith((".", "'s", "’s")) and not re.fullmatch(r"[A-Z][a-z]?\.", word)
