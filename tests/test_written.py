@@ -1659,3 +1659,41 @@ def test_a_short_evidence_sentence_may_be_written_as_it_is():
     assert not guard.bans("- The Greywater Fishing Cooperative opposes the dredging", " plan")
     assert guard.bans("- Let it also be borne in mind", " that")
     assert guard.bans("- Plan the plan the", " plan")  # its loop rule still holds
+    # a run a short sentence says is free though a long one says it too
+    mayor = "Elena Voss is the mayor of Port Aldren."
+    council = ("Elena Voss is the mayor of Port Aldren and the leader of the Port Aldren Town "
+               "Council.")
+    guard = CopyGuard(wr.topic_request(load_prompts(), [council, mayor]).avoid)
+    assert not guard.bans("- Elena Voss is the mayor of Port", " Aldren")
+    assert guard.bans("- mayor of Port Aldren and the leader", " of")
+
+
+def test_a_line_that_leaves_out_a_phrases_head_and_its_preposition_is_dropped():
+    """What the preposition governed takes the head's place: every word is said and the
+    names related, so the support check kept both (the sample corpus's answers, written
+    once short sentences could be said as they are)."""
+    vote = ["The Port Aldren Town Council held the vote in the town hall of Port Aldren."]
+    assert wr.verdict("The Port Aldren Town Council held the town hall of Port Aldren.",
+                      vote) == (False, "leaves 'vote in' out of what it cites, and says the "
+                                       "rest of another thing")
+    assert wr.verdict("The Port Aldren Town Council held the vote in the town hall.",
+                      vote) == (True, "")
+    oysters = ["Hannah Greer says dredging would destroy the oyster beds at the mouth of the "
+               "River Aldren."]
+    assert garbles.beheaded("Hannah Greer says dredging would destroy the mouth of the River "
+                            "Aldren.", oysters) == "oyster beds at"
+    # a head that only hedges, and "of" before a name, name no other thing
+    assert garbles.beheaded("The industrial IoT applications have enormous opportunity.",
+                            ["The industrial IoT applications have an enormous amount of "
+                             "opportunity."]) == ""
+    assert garbles.beheaded("The Pope called the King of Sicily to a great meeting in Rome.",
+                            ["The Pope called the King of Sicily to a great meeting in his "
+                             "city of Rome."]) == ""
+    # nor a line not made of the sentence (most of its words elsewhere), nor a head the
+    # line moved (Carol's "Marley", said after "his partner")
+    assert garbles.beheaded("Voters chose the town hall.", vote) == ""
+    assert garbles.beheaded(
+        "Scrooge had not bestowed one thought on his partner Marley since his last mention "
+        "of his partner that afternoon.",
+        ["Let it also be borne in mind that Scrooge had not bestowed one thought on Marley "
+         "since his last mention of his seven-years'-dead partner that afternoon."]) == ""

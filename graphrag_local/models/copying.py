@@ -7,7 +7,8 @@ is not taken, and the best other token the grammar admits is. A word counts from
 first characters ("Scro" of "Scrooge"), so the run is stopped before the word is spelled
 out rather than after. Words are `\\w+` runs, compared lower-cased: the rule is for
 languages written with spaces (a line in Chinese or Japanese is one "word" to it, and it is
-not asked there).
+not asked there). A run that one of `Avoid.free` says is not held to it (a short sentence
+of the evidence, which the writer may say as it is: `search/written.guarded`).
 
 With `Avoid.repeats`, a line may not say a run of that many of its own words twice either
 (a loop: "Scrooge's niece indignantly said, Scrooge's niece indignantly said"), its words
@@ -60,13 +61,16 @@ class CopyGuard:
         # its first word: begun there, the name would finish a run of n
         self.names: dict[int, dict[tuple[str, ...], set[str]]] = {}
         self._text, self._copied = "", False  # the last text asked about, and whether it copies
+        free = {tuple(w[i:i + n]) for text in avoid.free for w in [_WORD.findall(text.lower())]
+                for i in range(len(w) - n + 1)}  # runs a line may say (`Avoid.free`)
         for text in avoid.texts:
             words = _WORD.findall(text.lower())
             for i in range(len(words) - n + 1):
-                self.next.setdefault(tuple(words[i:i + n - 1]), set()).add(words[i + n - 1])
+                if tuple(words[i:i + n]) not in free:
+                    self.next.setdefault(tuple(words[i:i + n - 1]), set()).add(words[i + n - 1])
             for i, count in _names(text):
                 for length in range(2, count + 1):
-                    if 0 < n - length <= i:
+                    if 0 < n - length <= i and tuple(words[i - n + length:i + length]) not in free:
                         self.names.setdefault(length, {}).setdefault(
                             tuple(words[i - n + length:i]), set()).add(words[i])
 

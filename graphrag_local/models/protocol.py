@@ -48,6 +48,7 @@ class Avoid:
     texts: tuple[str, ...]
     words: int
     repeats: int = 0  # if set, nor a run of this many words of the line itself (a loop)
+    free: tuple[str, ...] = ()  # texts whose runs a line may say, though one of `texts` does
 
 
 @dataclass(frozen=True)

@@ -597,6 +597,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.cut_short, "ends inside a phrase of what it cites"),
     (garbles.miscased, "writes '{}' with a capital where what it cites does not (garbled)"),
     (garbles.gapped, "leaves a word out of what it cites ('{}')"),
+    (garbles.beheaded, "leaves '{}' out of what it cites, and says the rest of another thing"),
     (garbles.unjoined, "runs '{}' together where what it cites joins them (garbled)"),
     (garbles.dangles, "ends on a verb that needs more"),
     (garbles.stutters, "says '{}' twice in a row (garbled)"),
@@ -795,15 +796,18 @@ def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: 
                               languages=languages)
     else:
         rules = grammar(numbers, themed, lines)
+    long = guarded(texts)
     avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(
-        guarded(texts), COPY_WORDS, LOOP_WORDS)
+        long, COPY_WORDS, LOOP_WORDS, tuple(t for t in texts if t not in long))
     return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid,
                    mark_unlikely=True)
 
 
 def guarded(texts: list[str]) -> tuple[str, ...]:
     """The evidence a written line may not copy `COPY_WORDS` words of: its sentences of more
-    than `COPY_SHORT` words (`\\w+` runs, as the copy guard counts them)."""
+    than `COPY_SHORT` words (`\\w+` runs, as the copy guard counts them). A run a short one
+    says is free though a long one says it too (`Avoid.free`: "Elena Voss is the mayor of
+    Port Aldren." beside "Elena Voss is the mayor of Port Aldren and the leader of ...")."""
     return tuple(t for t in texts if len(_RUN.findall(t)) > COPY_SHORT)
 
 
@@ -889,7 +893,8 @@ def request_key(model: ChatModel, request: Request) -> str:
     path = getattr(model, "path", None)
     size = path.stat().st_size if path is not None and path.exists() else 0
     avoid = request.avoid and ([request.avoid.words, request.avoid.texts] + (
-        [request.avoid.repeats] if request.avoid.repeats else []))
+        [request.avoid.repeats] if request.avoid.repeats else []) + (
+        [request.avoid.free] if request.avoid.free else []))
     sampling = _sampling_key(getattr(model, "sampling", None))
     text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
                        request.max_tokens] + ([avoid] if avoid else [])
