@@ -282,14 +282,19 @@ def _pronoun(words: list[tuple[str, int]], i: int, run: list[str], text: str) ->
 
 
 def _spelled(run: list[str], seps: list[str]) -> str:
-    """A run of words as a name: one space between them, but a slash or an ampersand of the
-    text between two of its words kept ("Real I/O", "TCP/IP", "Hsun & Lori"; they were
-    "Real I O" and "Hsun Lori")."""
+    """A run of words as a name: one space between them, but a slash or an ampersand the
+    text has between two of its words kept ("Real I/O", "Procter & Gamble"; they were
+    "Real I O" and "Procter Gamble")."""
     out = run[0] if run else ""
     for word, sep in zip(run[1:], seps[1:]):
         mark = sep.strip()
-        out += (mark if mark == "/" else sep if mark == "&" and sep == " & " else
-                mark if mark == "&" else " ") + word
+        if mark == "&" and sep != mark:
+            glue = " & "  # "Procter & Gamble"
+        elif mark in ("/", "&"):
+            glue = mark  # "I/O"
+        else:
+            glue = " "
+        out += glue + word
     return out
 
 
