@@ -1697,3 +1697,17 @@ def test_a_line_that_leaves_out_a_phrases_head_and_its_preposition_is_dropped():
         "of his partner that afternoon.",
         ["Let it also be borne in mind that Scrooge had not bestowed one thought on Marley "
          "since his last mention of his seven-years'-dead partner that afternoon."]) == ""
+
+
+def test_a_line_cut_between_two_words_of_a_phrase_is_dropped():
+    """"... would pay for better flood." of "... better flood defences" (the sample's why
+    answers kept it): two common words where what it cites goes on to its noun. Not a name
+    ("... the Ghost of Christmas Present." of "... Christmas Present rose"), nor where a
+    function word follows ("raised his hand." of "raised his hand to his face")."""
+    flood = ["Elena Voss promised that the Town Council would pay for better flood defences."]
+    assert wr.verdict("Elena Voss promised that the Town Council would pay for better flood.",
+                      flood) == (False, "ends inside a phrase of what it cites")
+    assert wr.verdict(flood[0], flood) == (True, "")
+    assert not garbles.cut_short("Scrooge saw the Ghost of Christmas Present.",
+                                 ["Scrooge saw that the Ghost of Christmas Present rose."])
+    assert not garbles.cut_short("Bob raised his hand.", ["Bob raised his hand to his face."])
