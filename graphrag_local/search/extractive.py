@@ -320,14 +320,10 @@ def _worded_quoted(a: Answering, writer: ChatModel,
     names = a.data.names_pattern
     todo = [k for k, (title, _r, _qs) in enumerate(blocks) if headings.only_names(title, names)]
     texts = [" ".join(q.text for q in blocks[k][2]) for k in todo]
-    worded: dict[int, str] = {}
-    for k, text, reply in zip(todo, texts, wr.title_replies(writer, texts, a.written_cache,
-                                                             a.data.languages)):
-        others = {(worded.get(j) or t).lower() for j, (t, _r, _q) in enumerate(blocks) if j != k}
-        if reply is not None and (heading := wr.title_of(
-                reply, text, a.question, a.data.name_words, others,
-                lambda h: headings.only_names(h, names))):
-            worded[k] = heading
+    worded = wr.worded_titles([t for t, _r, _q in blocks], todo, texts,
+                              wr.title_replies(writer, texts, a.written_cache, a.data.languages),
+                              a.question, a.data.name_words,
+                              lambda h: headings.only_names(h, names))
     return render_themes([(worded.get(k, title), ref, qs)
                           for k, (title, ref, qs) in enumerate(blocks)],
                          beside={k: blocks[k][0] for k in worded}), len(worded)

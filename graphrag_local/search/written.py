@@ -717,16 +717,30 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
     names (`_Checker.only_names`) headed again where the writer, given what the topic
     shows (`_Checker.shows`), words a heading of it that stands (`title_of`); the
     requests of all the checkers decoded together (`title_replies`)."""
-    todo = [(checker, k) for checker in checkers for k in range(len(checker.groups))
-            if checker.only_names(checker.heading_of(k))]
-    texts = [checker.shows(k) for checker, k in todo]
-    for (checker, k), text, reply in zip(todo, texts,
-                                         title_replies(model, texts, cache, languages)):
-        others = {checker.heading_of(j).lower() for j in range(len(checker.groups)) if j != k}
-        if reply is not None and (heading := title_of(
-                reply, text, checker.question, checker.name_words, others, checker.only_names)):
-            checker.retitled[k] = heading
-            checker.written.retitled += 1
+    todo = [[k for k in range(len(c.groups)) if c.only_names(c.heading_of(k))] for c in checkers]
+    texts = [[c.shows(k) for k in ks] for c, ks in zip(checkers, todo)]
+    replies = iter(title_replies(model, [t for ts in texts for t in ts], cache, languages))
+    for checker, ks, ts in zip(checkers, todo, texts):
+        titles = [checker.heading_of(j) for j in range(len(checker.groups))]
+        worded = worded_titles(titles, ks, ts, [next(replies) for _ in ks], checker.question,
+                               checker.name_words, checker.only_names)
+        checker.retitled.update(worded)
+        checker.written.retitled += len(worded)
+
+
+def worded_titles(titles: list[str], todo: list[int], texts: list[str],
+                  replies: list[str | None], question: str, name_words: frozenset[str],
+                  only_names: Callable[[str], bool]) -> dict[int, str]:
+    """Of one answer's headings (`titles`), those of `todo` (each showing its text of
+    `texts`) worded again from their title replies where the wording stands (`title_of`),
+    each held apart from the answer's other headings as worded so far."""
+    worded: dict[int, str] = {}
+    for k, text, reply in zip(todo, texts, replies):
+        others = {(worded.get(j) or t).lower() for j, t in enumerate(titles) if j != k}
+        if reply is not None and (heading := title_of(reply, text, question, name_words,
+                                                      others, only_names)):
+            worded[k] = heading
+    return worded
 
 
 def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
