@@ -74,3 +74,39 @@ def test_the_decoder_asks_the_guard_about_a_token_without_its_padding():
     job = SimpleNamespace(guard=CopyGuard(Avoid(("Ebenezer Scrooge said hello",), 2)),
                           text="- Ebenezer")
     assert Decoder._guarded(decoder, job, 7)
+
+
+def test_a_guarded_job_sampled_above_temperature_0_passes_the_guard_and_marks_what_it_took():
+    """Above temperature 0 a writer's job is sampled by the decoder (`Decoder._sampled`),
+    not by llama.cpp's chain, which knows neither the guard nor the marks: the token the
+    guard bans is never taken, and one the model gave under `UNLIKELY_P` is marked."""
+    import ctypes
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from graphrag_local.models.decode import Decoder, Job
+
+    pieces = [b" Port", b" the", b" a", b" Aldren", b"."]
+    logits = (ctypes.c_float * 5)(12.0, 5.0, 4.9, 1.0, 0.5)  # " Port" near certain
+    lib = SimpleNamespace(llama_get_logits_ith=lambda _ctx, _i: ctypes.cast(
+        logits, ctypes.POINTER(ctypes.c_float)))
+    model = SimpleNamespace(token_to_piece=lambda t: pieces[t] + bytes(8))
+    decoder = SimpleNamespace(lib=lib, ctx=None, n_vocab=5, top_k=40, top_p=0.95, eos=4,
+                              llm=SimpleNamespace(_model=model))
+    for name in ("_sampled", "_greedy", "_guarded"):
+        setattr(decoder, name, getattr(Decoder, name).__get__(decoder))
+    source = "Elena Voss is the mayor of Port Aldren and the leader of the Town Council."
+    taken = set()
+    for seed in range(20):
+        job = Job([], None, 10, [], guard=CopyGuard(Avoid((source,), 8)), mark=True,
+                  text="- Elena Voss is the mayor of", temperature=0.8,
+                  rng=np.random.default_rng(seed))
+        token = Decoder._pick(decoder, job, 0, 1.0)
+        taken.add(token)
+        assert token != 0 and job.unlikely == [len(job.text)]
+    assert taken <= {1, 2} and len(taken) == 2  # sampled: " the" or " a"
+    # greedy, the same job takes the best the guard admits
+    job = Job([], None, 10, [], guard=CopyGuard(Avoid((source,), 8)), mark=True,
+              text="- Elena Voss is the mayor of")
+    assert Decoder._pick(decoder, job, 0, 1.0) == 1

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from graphrag_local.models import Request
+from graphrag_local.models import Avoid, Request
 from graphrag_local.models.llama import LlamaChatModel
 from graphrag_local.models.presets import get_preset, require
 
@@ -91,3 +91,25 @@ def test_asking_the_grammar_about_the_best_tokens_first_picks_what_the_whole_mas
     assert asked  # the grammar did reject the argmax, so the shortcut was asked
     monkeypatch.setattr(decode, "ASK_FIRST", 10 ** 9)
     assert model.complete_many(requests) == fast
+
+
+def test_a_guarded_reply_sampled_above_temperature_0_copies_no_run_of_its_source(model):
+    """The copy guard and the unlikely-token marks hold at any temperature (a preset's, or
+    a retry's: `attempt` 1 and 2 sample at 0.5 or more), one reply or several together:
+    sampled by llama.cpp's own chain, the model said the whole sentence again, unmarked."""
+    import re
+
+    source = ("Tobias Renn designed new earth banks for the River Aldren at Millbrook after "
+              "the flood of October 2022.")
+    messages = [{"role": "user", "content": "Repeat this sentence exactly, as a line starting "
+                 f"with a dash:\n{source}"}]
+    words = re.findall(r"\w+", source.lower())
+    runs = {tuple(words[i:i + 5]) for i in range(len(words) - 4)}
+    request = Request(messages, 'root ::= "- " [^\\n]{1,150} "\\n"', 40, "write",
+                      Avoid((source,), 5), mark_unlikely=True)
+    for attempt in (0, 1, 2):
+        for n in (1, 2):
+            for reply in model.complete_many([request] * n, attempt=attempt):
+                said = re.findall(r"\w+", reply.lower())
+                assert reply.startswith("- ") and not any(
+                    tuple(said[i:i + 5]) in runs for i in range(len(said) - 4)), (attempt, reply)

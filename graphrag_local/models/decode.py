@@ -12,10 +12,12 @@ tokens, the grammar, greedy) done the cheap way: the penalised argmax is checked
 the grammar alone (what llama.cpp's own sampler does); only when the grammar rejects it
 are the 64 best tokens masked, and all of them only when the grammar admits none of those
 (`_greedy_among_best`: the same token, found without masking 151,936). Above temperature 0
-(a retry) the llama.cpp chain runs.
+(a preset's, or a retry's) the llama.cpp chain runs.
 A job with a copy guard (`copying.py`: a writer's lines may not repeat a long run of their
 evidence) has its greedy pick pass the guard too: a banned token is passed over for the
-best one the guard and the grammar admit.
+best one the guard and the grammar admit; above temperature 0 it is sampled here, not by
+the chain, among the tokens the guard and the grammar admit (`_sampled`), and so is a job
+that marks its unlikely tokens.
 
 Forced text: where the grammar admits exactly one next character (a JSON key, a bracket,
 the rest of a fixed word), the characters it forces are appended as tokens without a
@@ -85,9 +87,11 @@ class Job:
     grammar_sampler: object = None
     on_text: object = None  # called with each new piece of text; True stops the job
     shown: int = 0  # characters of `reply(last=False)` passed to on_text
-    guard: CopyGuard | None = None  # runs of its sources the reply may not copy (greedy only)
+    guard: CopyGuard | None = None  # runs of its sources the reply may not copy
     mark: bool = False  # record where it took unlikely tokens (`unlikely`)
     unlikely: list[int] = field(default_factory=list)  # offsets in `text` of such tokens
+    temperature: float = 0.0  # a guarded or marked job sampled above 0 (`Decoder._sampled`)
+    rng: object = None  # ... and its random numbers, from the request's seed
 
     def reply(self, last: bool = True) -> str:
         """The text, with its unlikely tokens marked if it asked (`annotated`)."""
@@ -133,6 +137,9 @@ class Decoder:
                 raise ValueError("the grammar does not parse")
         if temperature <= 0:
             return
+        if job.guard is not None or job.mark:  # sampled here, past the guard (`_sampled`)
+            job.temperature, job.rng = temperature, np.random.default_rng(seed)
+            return
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_penalties(
             self.n_vocab, PENALTY_LAST_N, self.repeat_penalty, 0.0, 0.0))
@@ -176,11 +183,12 @@ class Decoder:
         if len(seen) and repeat_penalty != 1.0:
             v = logits[seen]
             logits[seen] = np.where(v <= 0, v * repeat_penalty, v / repeat_penalty)
+        pick = self._sampled if job.temperature > 0 else self._greedy
         if not job.mark:
-            return self._greedy(job, logits)
+            return pick(job, logits)
         z = logits - logits.max()
         log_p = z - np.log(np.exp(z).sum())  # the model's own, before the grammar and guard
-        token = self._greedy(job, logits)
+        token = pick(job, logits)
         if token >= 0 and log_p[token] < np.log(UNLIKELY_P):
             job.unlikely.append(len(job.text))
         return token
@@ -212,6 +220,30 @@ class Decoder:
             if not self._guarded(job, int(token)):
                 return int(token)
         return best
+
+    def _sampled(self, job: Job, logits: np.ndarray) -> int:
+        """A token sampled at the job's temperature as llama.cpp's chain samples (top-k,
+        top-p, min-p 0.05 on the model's probabilities, then the temperature), among the
+        `ASK_FIRST` best tokens that the grammar and the copy guard admit; the greedy pick
+        where none of them is admitted. Sampled by the chain, a writer's reply at a
+        temperature above 0 (a preset's, or a retry's) had no copy guard and no marks: the
+        embedded model, asked to say a sentence again, said all of it."""
+        n = len(logits)
+        ids = np.argpartition(-logits, min(ASK_FIRST, n) - 1)[:ASK_FIRST]
+        ids = ids[np.argsort(-logits[ids], kind="stable")].astype(np.int32)
+        if job.grammar_sampler is not None:
+            arr, view, _data = self._candidates(ids, logits[ids])
+            self.lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
+            ids = ids[np.isfinite(view["logit"])]
+        ids = np.array([t for t in ids if not self._guarded(job, int(t))][:self.top_k],
+                       dtype=np.int32)
+        if not len(ids):
+            return self._greedy(job, logits)
+        z = logits[ids] - logits[ids[0]]  # (best first)
+        p = np.exp(z) / np.exp(z).sum()
+        keep = (np.cumsum(p) - p < self.top_p) & (p >= 0.05 * p[0])
+        w = np.where(keep, np.exp(z / job.temperature), 0.0)
+        return int(job.rng.choice(ids, p=w / w.sum()))
 
     def _greedy_among_best(self, job: Job, logits: np.ndarray) -> int | None:
         """What the whole-vocabulary pick below would give, found among the `ASK_FIRST`
