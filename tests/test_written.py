@@ -1632,6 +1632,41 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
     assert head("## Dredging Opposition\n", names_given=())[0] == "**Aldren Harbour and Hannah Greer**"
 
 
+def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round_is_refused():
+    """Worded again from what its topic shows, the writer piled up that text's nouns: "Fox
+    and Red Hen Catch" of "At last the old Fox thought out a way to catch the little Red
+    Hen." (8 such stood of the 91 retitles read on Carol's facts and themes, the podcast's ten and
+    the stories' three, all garbled). The topic keeps its names. Not a compound the text
+    says with a preposition or "is" between ("MIT Professors" of "professors at MIT",
+    "Locally Needed Manufacturing" of "... they're manufacturing is needed")."""
+    fox = "At last the old Fox thought out a way to catch the little Red Hen."
+    corner = "There's the corner where the Ghost of Christmas Present sat!"
+    assert headings.runs_backwards("Fox and Red Hen Catch", fox) == "hen catch"
+    assert headings.runs_backwards("Ghost of Christmas Present Corner", corner) == "present corner"
+    assert headings.runs_backwards("Old Fox and the Red Hen", fox) == ""
+    assert headings.runs_backwards(
+        "MIT Professors on Artificial Intelligence Books",
+        "I read all the books in the public high school about artificial intelligence, and they "
+        "were all written by old professors at MIT.") == ""
+    assert headings.runs_backwards(
+        "Automation and Locally Needed Manufacturing",
+        "Automation has gotten so good, here, locally in these communities where whatever it "
+        "is that they're manufacturing is needed.") == ""
+    assert headings.runs_backwards("Gingerbread Boy in Barn with Threshers",
+                                   "By and by the little Gingerbread Boy came to a barn full "
+                                   "of threshers.") == ""
+    names = frozenset({"fox", "red", "hen"})
+    ev = [wr.Evidence(fox, ("S1",), 0)]
+    for retitled, shown in (("## Fox and Red Hen Catch\n", "**Fox and Red Hen**"),
+                            ("## Old Fox's Way to Catch the Red Hen\n",
+                             "**Old Fox's Way to Catch the Red Hen**")):
+        model = FakeChatModel(["## Fox and Red Hen\n- The old Fox thought out a way to catch the Red Hen [1]\n", retitled])
+        _out, checker = wr.write(model, load_prompts(), "Themes?", ev, ["Fox and Red Hen"],
+                                 max_tokens=100, name_words=names,
+                                 names=headings.names_pattern(["Fox", "Red Hen"]))
+        assert wr.render(checker).splitlines()[0] == shown, retitled
+
+
 def test_only_names_takes_whole_entity_names_out():
     pattern = headings.names_pattern(["Kevin Scott", "Christina Warren", "Microsoft",
                                       "Electrical Engineering", "Bitcoin"])

@@ -287,3 +287,36 @@ def ends_inside(heading: str, text: str) -> bool:
              if t == last]
     return bool(after) and all(a[:1].isalnum() and a not in support.FUNCTION_WORDS
                                for a in after)
+
+
+_WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_BE = frozenset("is are was were be been being".split())
+
+
+def runs_backwards(heading: str, text: str) -> str:
+    """Two content words a heading made of `text`'s words puts side by side that `text`
+    says only the other way round, and not as the parts of a compound: not with a
+    preposition after the word the heading puts second ("MIT Professors" of "professors
+    at MIT", "Artificial Intelligence Books" of "books ... about artificial intelligence"),
+    nor "is" ("Locally Needed Manufacturing" of "... manufacturing is needed"). The writer,
+    heading a topic again from what it shows, piled up nouns so: "Fox and Red Hen Catch"
+    (of "... a way to catch the little Red Hen"), "Ghost of Christmas Present Corner" (of
+    "There's the corner where the Ghost of Christmas Present sat!"), "John Lasseter and the
+    Movie Bridge", "Google Big Swath of Important Things" (of "... this huge swath of all of
+    the big, complicated, important things at Google"). The two words, or ""."""
+    def said(t: str) -> list[str]:
+        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
+
+    head, tokens = said(heading), said(text)
+    for a, b in zip(head, head[1:]):
+        if a in support.FUNCTION_WORDS or b in support.FUNCTION_WORDS:
+            continue
+        at_a = [i for i, t in enumerate(tokens) if t == a]
+        at_b = [i for i, t in enumerate(tokens) if t == b]
+        if not at_a or not at_b or any(j > i for i in at_a for j in at_b):
+            continue  # said in this order somewhere (or not said: not this test's)
+        if any(j + 1 < len(tokens) and (tokens[j + 1] in support.PREPOSITIONS
+                                        or tokens[j + 1] in _BE) for j in at_b):
+            continue
+        return f"{a} {b}"
+    return ""

@@ -770,7 +770,9 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     """The heading a title reply gives what shows `text`, or "" where it does not stand:
     not shown (`headings.shown`: another heading of its answer, the question's words),
     only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
-    on a modifier (`headings.ends_inside`), or holding a token the writer gave under 1%."""
+    on a modifier (`headings.ends_inside`), running two words together the other way round
+    from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), or holding a token
+    the writer gave under 1%."""
     reply = reply.strip()
     marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
     low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
@@ -781,7 +783,7 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
             if w.lower() not in support.FUNCTION_WORDS]
     if (not heading or low or only_names(heading) or len(said) != len(set(said))
-            or headings.ends_inside(heading, text)):
+            or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)):
         return ""
     return heading
 
