@@ -237,7 +237,7 @@ def stutters(sentence: str, sources: list[str]) -> str:
     return ""
 
 
-AGAIN_WITHIN = 3  # words on, at most, that a word said again is a garble (`says_again`)
+AGAIN_WITHIN = 5  # words on, at most, that a word said again is a garble (`says_again`)
 
 
 def says_again(sentence: str, sources: list[str]) -> str:
@@ -245,11 +245,19 @@ def says_again(sentence: str, sources: list[str]) -> str:
     at most `AGAIN_WITHIN` words on where no cited sentence does, or "": the 1.5B spliced
     two pieces of its evidence on one word ("The Greywater Fishing Cooperative opposes the
     dredging opposes the plan.", "one of the most influential and influential leaders",
-    "a microprocessor company, not a company"). A name is not one (`doubled_name` reads
-    names). Of the 499 lines of docs/eval_runs/writer_*.jsonl, it finds 9 distinct ones:
-    none labelled supported; 8 read as garbled or false; 1 whole ("As the Cloud became
-    larger, it became more and more concerned ...", dropped there already by the
-    writer's own reading). Latin-script text only."""
+    "a microprocessor company, not a company"), or swapped a word for one its sentence
+    says before ("Scrooge closed the window, and examined the window by which the Ghost
+    had entered." of "... examined the door by which ...": kept in Carol's written answer
+    to "What did Scrooge see in the knocker on his door?"). A name is not one
+    (`doubled_name` reads names). Of the 499 lines of docs/eval_runs/writer_*.jsonl, it
+    finds 9 distinct ones within 3 words: none labelled supported; 8 read as garbled or
+    false; 1 whole ("As the Cloud became larger, it became more and more concerned ...",
+    dropped there already by the writer's own reading). Within 5, 7 more that the check
+    kept, all garbled ("The speech was a key speech that gave artists permission ...",
+    "The interview is about Kevin's interview with Fei-Fei Li.", "... cyclical technology
+    is a business, which is a cyclical business."); within 6 it would drop whole lines too
+    ("... his father being a doctor and his father was trying ..."). Latin-script text
+    only."""
     if CJK.search(sentence):
         return ""
     found = _WORD.findall(sentence)

@@ -166,6 +166,14 @@ def test_a_word_said_again_a_few_words_on_is_a_garble_unless_its_source_says_it_
     # a name said again is `doubled_name`'s to judge, a function word nobody's
     assert garbles.says_again("Scrooge told Scrooge's nephew no.", ["Scrooge told him no."]) == ""
     assert garbles.says_again("It grew more and more cold.", ["It grew cold."]) == ""
+    # a word swapped for one its sentence says before (Carol's answer to "What did Scrooge
+    # see in the knocker on his door?"), five words on at most
+    door = ["Scrooge closed the window, and examined the door by which the Ghost had entered."]
+    assert wr.verdict("Scrooge closed the window, and examined the window by which the Ghost "
+                      "had entered.", door) == (False, "says 'window' again a few words on (garbled)")
+    assert garbles.says_again("Andrew Ng mentions his father being a doctor and his father was "
+                              "trying to build AI systems.",
+                              ["My father was a doctor, and he was trying to build AI systems."]) == ""
 
 
 def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
