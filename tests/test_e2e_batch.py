@@ -94,9 +94,9 @@ def test_asking_the_grammar_about_the_best_tokens_first_picks_what_the_whole_mas
 
 
 def test_a_guarded_reply_sampled_above_temperature_0_copies_no_run_of_its_source(model):
-    """The copy guard and the unlikely-token marks hold at any temperature (a preset's, or
-    a retry's: `attempt` 1 and 2 sample at 0.5 or more), one reply or several together:
-    sampled by llama.cpp's own chain, the model said the whole sentence again, unmarked."""
+    """The copy guard holds at any temperature (a preset's, or a retry's: `attempt` 1 and 2
+    sample at 0.5 or more), one reply or several together: sampled by llama.cpp's own
+    chain, the model said the whole sentence again (the marks: tests/test_copying.py)."""
     import re
 
     source = ("Tobias Renn designed new earth banks for the River Aldren at Millbrook after "

@@ -172,10 +172,11 @@ class Decoder:
         return ids[np.isfinite(view["logit"])]
 
     def _pick(self, job: Job, index: int, repeat_penalty: float) -> int:
-        """The greedy next token: the penalised argmax if the grammar admits it (and the
-        job's copy guard does), else the best token both admit (the best the grammar
-        admits, should the guard ban them all); where the job marks them, noted if the
-        model gave it under `UNLIKELY_P`."""
+        """The next token: at temperature 0 the greedy one, the penalised argmax if the
+        grammar admits it (and the job's copy guard does), else the best token both admit
+        (the best the grammar admits, should the guard ban them all); above it, one
+        sampled among those both admit (`_sampled`). Where the job marks them, noted if
+        the model gave it under `UNLIKELY_P`."""
         lib = self.lib
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.ctx, index),
                                        shape=(self.n_vocab,)).copy()
