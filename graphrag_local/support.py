@@ -259,7 +259,7 @@ def check_one(sentence: str, sources: list[str]) -> Support:
     if any(v.ok for v, s in zip(verdicts, sources) if not asks(s) or asks(sentence)):
         return Support(True, "")
     if any(v.ok for v in verdicts):
-        return Support(False, "states what what it cites only asks")
+        return Support(False, "states as a fact what it cites only asks")
     return Support(False, "no one cited sentence says it: " + verdicts[0].reason)
 
 

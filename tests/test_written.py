@@ -199,7 +199,7 @@ def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     asked = ["'You don't mean to say you took 'em down, rings and all, with him lying "
              "there?' said Joe."]
     ok, why = wr.verdict("Joe said he took the rings and all with him lying there.", asked)
-    assert not ok and why == "states what what it cites only asks"
+    assert not ok and why == "states as a fact what it cites only asks"
     # the same words asked are what it says; and a statement beside it still stands on its own
     assert support.check_one("You took 'em down, rings and all, with him lying there?", asked).ok
     told = asked + ["Joe took the rings down, with him lying there."]
