@@ -1675,6 +1675,27 @@ def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round
         assert wr.render(checker).splitlines()[0] == shown, retitled
 
 
+def test_a_focused_answers_line_that_says_none_of_what_was_asked_is_dropped():
+    """Carol's "What did Scrooge see in the knocker on his door?" was answered in writing
+    by "The Ghost smiled thoughtfully, and waved its own hand." alone: true, and beside the
+    question, whose words ("knocker", "door", "Scrooge") its evidence says. A focused
+    answer's line (`on_topic`) says one of them or is dropped; not where the evidence says
+    none of the question's words, and not a themed or broad answer."""
+    ev = [wr.Evidence("At night Scrooge saw a face in the knocker of his door.", ("S1",)),
+          wr.Evidence("The Ghost smiled thoughtfully, and waved its hand.", ("S2",))]
+    reply = ("- The Ghost smiled thoughtfully, and waved its hand [2]\n"
+             "- Scrooge saw a face in the knocker of his door [1]\n")
+    question = "What did Scrooge see in the knocker on his door?"
+    for on_topic, kept in ((True, 1), (False, 2)):
+        out, checker = wr.write(FakeChatModel([reply]), load_prompts(), question, ev, [],
+                                max_tokens=100, on_topic=on_topic)
+        assert out.kept == kept
+        assert ("beside the question" in " ".join(
+            w.reason for _h, ls in out.sections for w in ls)) == on_topic
+    assert wr.asked_about(question, [e.text for e in ev]) >= {"knock", "scroo", "door"}
+    assert wr.asked_about("What are the main themes?", [e.text for e in ev]) == frozenset()
+
+
 def test_only_names_takes_whole_entity_names_out():
     pattern = headings.names_pattern(["Kevin Scott", "Christina Warren", "Microsoft",
                                       "Electrical Engineering", "Bitcoin"])

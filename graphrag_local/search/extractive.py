@@ -42,7 +42,7 @@ from ..support import FUNCTION_WORDS, in_first_person
 from . import headings
 from .common import Citation, IndexData, LoopGuard, SearchResult
 from .evidence import SentenceIndex
-from .themes import Group, Selection, Theme
+from .themes import Group, Selection, Theme, focus_of
 from .titles import read_titles, topic_title
 
 LEAD_MARK = "(model's own words, not from the documents)"
@@ -227,6 +227,11 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     # the focus of a question in another language is the English embedder's guess ("What
     # are the main themes?" in Spanish 0.90, in Russian 1.0): there, topics are written
     focused = not themes or (focus >= wr.FOCUSED and a.data.languages <= {"en"})
+    # about one thing by its own measure (basic's, local's and drift's answers are short
+    # whatever is asked; their quotes' scores are their nearness): its lines keep to it
+    on_topic = focused and a.data.languages <= {"en"} and (
+        focus if themes else focus_of(max((q.score for q in quotes), default=0.0))
+    ) >= wr.FOCUSED
     # each quote with its topic's report ref, and the topic's place
     tagged = ([(q, i) for i, (_t, ref, qs) in enumerate(themes) for q in _with_report(qs, ref)]
               if themes else [(q, 0) for q in quotes])
@@ -253,7 +258,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
                             languages=a.data.languages,
                             group_names=_ranked_members(a.data, members),
                             named_in=a.data.named_in, cased=a.data.cased,
-                            names=a.data.names_pattern)
+                            names=a.data.names_pattern, on_topic=on_topic)
     if focused:  # the quotes under it, a topic's heading worded where its title is names
         quoted, worded = _worded_quoted(a, writer, blocks, below)
     result.calls = list(writer.calls[before:])

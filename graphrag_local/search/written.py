@@ -40,7 +40,8 @@ decoder's copy guard, `models/copying.py`): it is written, not quoted, and does 
 loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
-something or names nothing and says too little to stand alone, cuts a name short), is
+something or names nothing and says too little to stand alone, cuts a name short), or,
+in a focused answer, says none of the question's words its evidence says (`asked_about`), is
 dropped; so is a bound line made of the sentence an earlier kept line was made of (it
 retells it: `_Checker._retold`), and one that took
 `UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
@@ -83,7 +84,7 @@ from ..language.scripts import CJK
 from ..models import Avoid, ChatModel, OnText, Request
 from ..models.protocol import UNLIKELY_MARK, Sampling
 from ..prompts import Prompts
-from ..sentences import label_of, near_duplicate, squash
+from ..sentences import label_of, near_duplicate, squash, words
 from . import headings
 from .bound import bound_grammar, cut, title_grammar
 
@@ -313,6 +314,9 @@ class _Checker:
         self.language = language  # the answer's: the tool's own words in it are (`messages`)
         self.names = names  # the index's entity names (`headings.names_pattern`)
         self.retitled: dict[int, str] = {}  # a topic's heading worded again (`retitle`)
+        # the question's words its evidence says, one of which each line must say (a
+        # focused answer's: `asked_about`); empty, no such test
+        self.asked: frozenset[str] = frozenset()
 
     def __call__(self, piece: str) -> bool:
         """Take a piece of the reply; True (stop) once the writer repeats itself."""
@@ -370,6 +374,8 @@ class _Checker:
             elif wedge := garbles.wedged(text, source, at):
                 ok, reason = False, (f"wedges a word into a phrase of what it cites ('{wedge}'), "
                                      "kept from what it meant to write (garbled)")
+        if ok and self.asked and not _said_of(text) & self.asked:
+            ok, reason = False, "says none of what was asked (beside the question)"
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
             self.repeats += 1
@@ -563,6 +569,28 @@ class _Checker:
         return best
 
 
+def _said_of(text: str) -> frozenset[str]:
+    """The content words of `text` (three letters or more, not function words), by their
+    first five letters ("knocker", "knock" alike)."""
+    return frozenset(w[:5] for w in words(text)
+                     if w.isalpha() and len(w) >= 3 and w not in support.FUNCTION_WORDS)
+
+
+def asked_about(question: str, evidence: list[str]) -> frozenset[str]:
+    """The question's content words that its evidence says: a focused answer's line says
+    one of them, or it is beside the question. Written from a focused answer's evidence,
+    the 1.5B answered Carol's "What did Scrooge see in the knocker on his door?" with "The
+    Ghost smiled thoughtfully, and waved its own hand." alone (true; the knocker's sentence
+    was its evidence too), and "Who chairs the Greywater Fishing Cooperative?" with, after
+    the answer, "Tobias Renn is the chief engineer of the Aldren Water Trust.": of the 72
+    lines kept in the sample's and Carol's fact answers (global and drift), 5 such, none
+    holding the asked fact. Only where the question is about one thing (its best sentence
+    near it: `themes.focus_of`), and in English: a broad question's answer may answer it
+    in other words."""
+    said = frozenset().union(*(_said_of(t) for t in evidence)) if evidence else frozenset()
+    return _said_of(question) & said
+
+
 def _echoes_request(heading: str) -> bool:
     """Whether a heading is the topic request's own question (`TOPIC_QUESTION`): the 1.5B
     headed Joe's topic "What does this evidence tell?" on a rebuild of Carol's staves."""
@@ -652,7 +680,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
           group_names: list[tuple[str, ...] | None] = (),
           named_in: Callable[[str], list[str]] | None = None,
           cased: Mapping[str, str] | None = None,
-          names: re.Pattern[str] | None = None) -> tuple[Written, _Checker]:
+          names: re.Pattern[str] | None = None,
+          on_topic: bool = False) -> tuple[Written, _Checker]:
     """The writer's answer over `evidence`, every line checked. A themed answer
     (`group_titles` given) is written a topic at a time: a heading and lines that cite
     only that topic's evidence (a small model given all topics at once wrote one "Main
@@ -662,6 +691,8 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
                        group_names, named_in, cased=cased,
                        language=question_language(question, languages) if languages else "en",
                        names=names)
+    if on_topic and not group_titles:
+        checker.asked = asked_about(question, [e.text for e in evidence])
     if group_titles:
         groups = sorted({e.group for e in evidence})[:max_sections]
         topics = [[i for i, e in enumerate(evidence, 1) if e.group == g] for g in groups]
