@@ -236,8 +236,13 @@ class Decoder:
             arr, view, _data = self._candidates(ids, logits[ids])
             self.lib.llama_sampler_apply(job.grammar_sampler, ctypes.byref(arr))
             ids = ids[np.isfinite(view["logit"])]
-        ids = np.array([t for t in ids if not self._guarded(job, int(t))][:self.top_k],
-                       dtype=np.int32)
+        admitted: list[int] = []
+        for t in ids.tolist():  # best first, until top-k (the guard asked no further)
+            if len(admitted) == self.top_k:
+                break
+            if not self._guarded(job, t):
+                admitted.append(t)
+        ids = np.array(admitted, dtype=np.int32)
         if not len(ids):
             return self._greedy(job, logits)
         z = logits[ids] - logits[ids[0]]  # (best first)
