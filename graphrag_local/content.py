@@ -16,6 +16,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from .errors import ConfigError
+from .language.amounts import asks_amount
 from .language.reasons import asks_why
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
@@ -94,6 +95,9 @@ class Extractive(ContentMode):
             sentences = sentences.asked(asked, q)
         if asks_why(question):  # the reason is often beside the sentence the question restates
             sentences = sentences.explained(q)
+        amount = asks_amount(question)
+        if amount is not None:  # "How long ...?": the sentence saying how long, of the near ones
+            sentences = sentences.measured(q, amount)
         if method == "basic":
             rows = sentences.nearest(q, s.basic_top_sentences)
             return ex.basic(a, [(sentences.sources[r], float(x))

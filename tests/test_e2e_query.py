@@ -153,6 +153,20 @@ def test_why_questions_are_answered_with_the_reason_beside_what_they_restate(e2e
     assert correct["global"] >= 6, correct
 
 
+def test_a_question_asking_how_long_is_answered_first_by_the_sentence_saying_so(e2e):
+    """The sentence nearest "How long did the Lantern Festival last?" says what the festival
+    is ("The Lantern Festival is a summer festival in Port Aldren."); the one saying how long
+    it lasted states its days (`language/amounts.py`) and is quoted first."""
+    session = api.open_session(e2e["index"])
+    try:
+        for method in ("basic", "local"):
+            first = session.ask("How long did the Lantern Festival last?",
+                                method=method).answer.splitlines()[0]
+            assert "from 18 August to 20 August 2023" in first, (method, first)
+    finally:
+        session.close()
+
+
 def test_query_json_from_the_installed_executable_offline(e2e):
     out = subprocess.run(
         _offline([str(EXE), "query", "Who designed the new earth banks?", "--method", "basic",
