@@ -18,6 +18,7 @@ from typing import Any
 from .errors import ConfigError
 from .language.amounts import asks_amount
 from .language.reasons import asks_why
+from .language.who import asks_name
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
 from .search.common import SearchResult, followup_text
@@ -98,6 +99,8 @@ class Extractive(ContentMode):
         amount = asks_amount(question)
         if amount is not None:  # "How long ...?": the sentence saying how long, of the near ones
             sentences = sentences.measured(q, amount)
+        if asks_name(question):  # "Who ...?": a sentence naming someone it does not name
+            sentences = sentences.naming_others(q, question)
         if method == "basic":
             rows = sentences.nearest(q, s.basic_top_sentences)
             return ex.basic(a, [(sentences.sources[r], float(x))

@@ -76,7 +76,7 @@ class Group:
 class Scored:
     group: Group
     relevance: float
-    peak: float  # nearness of its nearest sentence
+    peak: float  # nearness of its nearest sentence (unlifted: `SentenceIndex.plain_similarity`)
     centroid: np.ndarray
     sims: np.ndarray  # nearness of each of its rows to the question
 
@@ -160,7 +160,7 @@ def score_groups(groups: list[Group], sentences: SentenceIndex, q: np.ndarray) -
         top = np.sort(sims)[::-1][:2]
         qn = q / max(float(np.linalg.norm(q)), 1e-12)
         relevance = float(settled(0.5 * float(centroid @ qn) + 0.5 * float(top.mean())))
-        peak = float(top[0])
+        peak = float(np.max(sentences.plain_similarity(q, g.rows)))  # (unlifted: focus)
         out.append(Scored(g, relevance, peak, centroid, sims))
     return out
 
