@@ -179,6 +179,11 @@ def test_a_cry_of_a_word_or_two_is_quoted_only_after_every_whole_sentence():
                     "shillings a week.'", 3)]
     assert [q.text for q in choose_quotes(ranked, 2)] == [ranked[1].text, ranked[3].text]
     assert [q.text for q in choose_quotes(ranked, 4)][2:] == ["Ebenezer!", "Christmas, Ebenezer!"]
+    # a speaker's label is not what is said: local's first quote for "What is the title of
+    # Reid Hoffman's most recent book?" on the podcast was "REID HOFFMAN: Lawyer."
+    reply = [quote("REID HOFFMAN: Lawyer.", 0),
+             quote("CHRISTINA WARREN: Today we hear from the author Reid Hoffman.", 1)]
+    assert [q.text for q in choose_quotes(reply, 2)] == [reply[1].text, reply[0].text]
 
 
 def test_longest_name_wins_and_is_not_also_its_part():

@@ -36,7 +36,15 @@ from ..language.messages import (
 from ..models import ChatModel, OnText
 from ..prompts import Prompts
 from ..schema import Entity, Source
-from ..sentences import is_statement, near_duplicate, opens_turn, squash, word_count, words
+from ..sentences import (
+    is_statement,
+    near_duplicate,
+    opens_turn,
+    squash,
+    unlabelled,
+    word_count,
+    words,
+)
 from ..settings import QuerySettings
 from ..support import FUNCTION_WORDS, in_first_person
 from . import headings
@@ -90,8 +98,10 @@ SHORT_QUESTION_WORDS = 8
 
 def short(text: str) -> bool:
     """A cry of a word or two ("Ebenezer!", "Christmas, Ebenezer!") or a short question
-    ("'Is it?' said Scrooge."): quoted last."""
-    n = word_count(text)
+    ("'Is it?' said Scrooge."): quoted last. A speaker's label is not what is said:
+    "REID HOFFMAN: Lawyer." and "REID HOFFMAN: Always." (a reply, of one word) were local's
+    first and fourth quotes for "What is the title of Reid Hoffman's most recent book?"."""
+    n = word_count(unlabelled(text))
     return n < SHORT_WORDS or (n < SHORT_QUESTION_WORDS and "?" in text)
 
 
