@@ -133,14 +133,15 @@ def peak_margin(sentences: SentenceIndex, q: np.ndarray) -> float:
     podcast episodes: the best document leads the median one by 0.00-0.19 on the paper's
     twenty collection-wide questions, and by 0.28-0.41 on twelve factual ones (one
     episode holds each answer). Needs `SPREAD_DOCUMENTS` documents: with fewer, a median
-    says nothing."""
+    says nothing. Read from the nearness before any lift (`plain_similarity`), as the
+    groups' peaks it is compared with are."""
     if len(sentences) == 0:
         return PEAK_MARGIN
     docs, codes = np.unique(np.asarray(sentences.document, dtype=object), return_inverse=True)
     if len(docs) < SPREAD_DOCUMENTS:
         return PEAK_MARGIN
     best = np.full(len(docs), -np.inf, dtype=np.float32)
-    np.maximum.at(best, codes, sentences.similarity(q).astype(np.float32))
+    np.maximum.at(best, codes, sentences.plain_similarity(q).astype(np.float32))
     spread = float(best.max()) - float(np.median(best)) <= SPREAD_MARGIN
     return SPREAD_MARGIN if spread else PEAK_MARGIN
 
