@@ -375,6 +375,55 @@ def test_local_quotes_first_the_sentences_naming_what_the_question_names():
     assert first(ex.local(a, s, q, ["Bo", "Cy"], ("Cy",))).startswith("- Cy paints murals")
 
 
+def test_local_quotes_a_sentence_of_an_entitys_text_unit_that_does_not_name_it():
+    """The paper's local context is the entities' text units. Asked "In what year did
+    Andrew Ng publish the first paper on inverse reinforcement learning?", local quoted only
+    sentences naming him; the one with the year says "you" ("There was this inverse
+    reinforcement learning work that you did and published the first paper in 2000."),
+    in a chunk that names him. A sentence of another chunk naming none of them is not."""
+    from graphrag_local.search import extractive as ex
+    from graphrag_local.settings import QuerySettings
+
+    s = index([("d1", ("Ann",), 0, "Ann founded the river trust in the town of Marsh End."),
+               ("d1", (), 1, "She published the first river survey of the valley in 2000."),
+               ("d2", (), 1, "The second survey of the valley was published in 2009."),
+               ("d2", ("Bo",), 2, "Bo builds boats in the old harbour of Marsh End.")])
+    q = np.zeros(6, dtype=np.float32)
+    q[1] = 1.0  # nearest the surveys
+    a = ex.Answering("When did Ann publish the first survey?", s._data, None,
+                     QuerySettings(quote_count=2), False, None, 0.0, lambda: None)
+    quoted = ex.local(a, s, q, ["Ann"], ("Ann",)).answer
+    assert quoted.splitlines()[0].startswith("- She published the first river survey")
+    assert "Ann founded" in quoted and "second survey" not in quoted
+
+
+def test_drift_follows_an_entity_into_the_sentences_of_its_text_units():
+    """DRIFT's follow-ups are local searches: each reads its entity's text units, so a
+    sentence that says "you" of Andrew Ng ("... and published the first paper in 2000.")
+    is reached from him (podcast eval facts, drift 8 to 10 of 12; Spanish 2 to 6 of 6). A
+    title line among them ("The Harbour Dredging Vote") is quoted last."""
+    from graphrag_local.schema import CommunityReport
+    from graphrag_local.search import extractive as ex
+    from graphrag_local.search.common import Report
+    from graphrag_local.search.drift import drift_extractive
+    from graphrag_local.settings import QuerySettings
+
+    s = index([("d1", ("Ann",), 0, "Ann founded the river trust in the town of Marsh End."),
+               ("d1", (), 1, "The Valley Survey"),
+               ("d1", (), 1, "She published the first river survey of the valley in 2000."),
+               ("d2", (), 1, "The second survey of the valley was published in 2009."),
+               ("d2", ("Bo",), 2, "Bo builds boats in the old harbour of Marsh End.")])
+    record = CommunityReport("c1", "c1", 0, "k", "ok", "", title="Ann", summary="", rating=5.0)
+    q = np.zeros(6, dtype=np.float32)
+    q[1] = 1.0  # nearest the surveys
+    a = ex.Answering("When did Ann publish the first survey?", s._data, None,
+                     QuerySettings(drift_quotes=2), False, None, 0.0, lambda: None)
+    quoted = drift_extractive(a, s, q, [Report("R1", record, ("Ann",))]).answer
+    lines = [line for line in quoted.splitlines() if line.startswith("- ")]
+    assert lines[0].startswith("- She published the first river survey")
+    assert "second survey" not in quoted and "The Valley Survey" not in quoted
+
+
 def test_a_short_question_is_quoted_after_every_statement():
     from graphrag_local.schema import Source
     from graphrag_local.search.extractive import Quote, choose_quotes, short

@@ -41,7 +41,7 @@ from .common import (
     truncate_tokens,
 )
 from .evidence import SentenceIndex
-from .extractive import Answering, Quote, finish, heading, row_quote, short
+from .extractive import Answering, Quote, finish, heading, is_heading, row_quote, short
 
 # --- extractive ---------------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ def drift_extractive(a: Answering, sentences: SentenceIndex, q: np.ndarray,
     for depth in range(1, s.drift_depth + 1):
         nxt: list[FollowUp] = []
         for f in round_:
-            rows = sentences.rows_naming([f.entity])
+            rows = sentences.rows_in_chunks_of(sentences.rows_naming([f.entity]))
             f.rows = sentences.nearest(q, s.drift_sentences, rows).tolist()
             named = {n for row in f.rows[:2] for n in sentences.entities[row]} - explored
             if depth < s.drift_depth:
@@ -98,7 +98,8 @@ def drift_extractive(a: Answering, sentences: SentenceIndex, q: np.ndarray,
     rows = np.asarray(sorted(through), dtype=np.int64)
     sims = sentences.similarity(q, rows) if len(rows) else np.zeros(0)
     ranked = [int(rows[k]) for k in np.argsort(-sims, kind="stable")]
-    ranked.sort(key=lambda r: short(sentences.text(r)))  # a cry of a word or two last
+    # a cry of a word or two, or a title, last (as `extractive.choose_quotes`)
+    ranked.sort(key=lambda r: is_heading(sentences.text(r)) or short(sentences.text(r)))
     near = {int(r): float(x) for r, x in zip(rows, sims)}
     chosen: list[Quote] = []
     for row in ranked:

@@ -133,6 +133,10 @@ class SentenceIndex:
         for i, d in enumerate(self.document):
             by_doc.setdefault(d, []).append(i)
         self._by_doc = {k: np.asarray(v, dtype=np.int64) for k, v in by_doc.items()}
+        by_chunk: dict[str, list[int]] = {}
+        for i, s in enumerate(self.sources):
+            by_chunk.setdefault(s.chunk_id, []).append(i)
+        self._by_chunk = {k: np.asarray(v, dtype=np.int64) for k, v in by_chunk.items()}
         self._lexical: BM25 | None = None  # built on the first `asked`
         # sentences read together (`_beside`): made on the first question asking why, on
         # a view (`asked`'s), and kept in this list, which every view shares with the index
@@ -180,6 +184,13 @@ class SentenceIndex:
         if not parts:
             return np.zeros(0, dtype=np.int64)
         return np.unique(np.concatenate(parts))
+
+    def rows_in_chunks_of(self, rows: np.ndarray) -> np.ndarray:
+        """Rows of every sentence of the chunks that hold any of `rows`, in index order."""
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        chunks = dict.fromkeys(self.sources[r].chunk_id for r in rows.tolist())
+        return np.unique(np.concatenate([self._by_chunk[c] for c in chunks]))
 
     def aboutness(self, rows: np.ndarray, members: frozenset[str] | None = None) -> np.ndarray:
         """How much each row says about a group: the members (all entities when None) it

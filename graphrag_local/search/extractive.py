@@ -75,13 +75,13 @@ class Quote:
 
 
 def choose_quotes(quotes: list[Quote], count: int) -> list[Quote]:
-    """The first `count` quotes (already ranked), no two alike; a title or heading (`_heading`)
+    """The first `count` quotes (already ranked), no two alike; a title or heading (`is_heading`)
     or a cry of a word or two (`SHORT_WORDS`) only after every other. Nearest "Why did the
     Aldren Water Trust oppose the dredging?", the sample's title line "The Harbour Dredging
     Vote" was quoted as basic's fifth sentence; nearest "Who is the clerk to Ebenezer
     Scrooge?", Carol's "Ebenezer!" was basic's first and "Christmas, Ebenezer!" its third."""
     chosen: list[Quote] = []
-    for q in sorted(quotes, key=lambda q: _heading(q.text) or short(q.text)):
+    for q in sorted(quotes, key=lambda q: is_heading(q.text) or short(q.text)):
         if len(chosen) == count:
             break
         if not any(near_duplicate(q.text, c.text) for c in chosen):
@@ -105,7 +105,7 @@ def short(text: str) -> bool:
     return n < SHORT_WORDS or (n < SHORT_QUESTION_WORDS and "?" in text)
 
 
-def _heading(text: str) -> bool:
+def is_heading(text: str) -> bool:
     """A title or heading: a few words (under 8) that do not end like a sentence. Not a
     long line that does not (Carol's "[Illustration: _Bob Cratchit went down a slide on
     Cornhill ..._]" answers "Where did Bob Cratchit go down a slide?")."""
@@ -436,14 +436,18 @@ def asks_about(question: str, entity: Entity) -> bool:
 
 def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str],
           named: tuple[str, ...] = ()) -> SearchResult:
-    """Every sentence naming one of the entities nearest the question, nearest first; one
-    naming an entity the question names (`named`) by `NAMED_BONUS` nearer. A question
+    """Every sentence of the chunks naming one of the entities nearest the question (their
+    text units), nearest first; one naming an entity the question names (`named`) by
+    `NAMED_BONUS` nearer. A question
     about one entity as a whole (`asks_about`) is answered from its description first:
     its sentences as the build ranked them (a statement whose subject it is first).
     Asked "Who is Jacob Marley?", the nearest were "'Old Jacob Marley, tell me more!"
     and "O Jacob Marley!"; his description opens "Old Marley was as dead as a
     door-nail."."""
-    rows = sentences.rows_naming(names)
+    # the entities' text units (the paper's local context): every sentence of a chunk
+    # naming one, not only the sentences that do ("... and published the first paper in
+    # 2000." says "you" of Andrew Ng)
+    rows = sentences.rows_in_chunks_of(sentences.rows_naming(names))
     sims = sentences.similarity(q, rows)
     if named and len(rows):
         asked = set(sentences.rows_naming(list(named)).tolist())
