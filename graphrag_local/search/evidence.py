@@ -334,13 +334,10 @@ class SentenceIndex:
         in dialogue: "'Tell me why?'" then "'I wear the chain I forged in life,' replied
         the Ghost.")."""
         if not self._pairs:
-            by_chunk: dict[str, list[int]] = {}
-            for i, s in enumerate(self.sources):
-                by_chunk.setdefault(s.chunk_id, []).append(i)
             pairs = []
-            for chunk_id, rows in by_chunk.items():
+            for chunk_id, in_chunk in self._by_chunk.items():
                 text = self._data.chunks[chunk_id].text
-                rows.sort(key=lambda r: self.sources[r].start)
+                rows = sorted(in_chunk.tolist(), key=lambda r: self.sources[r].start)
                 for a, b in zip(rows, rows[1:]):
                     gap = text[self.sources[a].end:self.sources[b].start]
                     if not _PARAGRAPH.search(gap) or _QUESTION.search(self.text(a)):

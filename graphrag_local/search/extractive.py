@@ -438,9 +438,9 @@ def local(a: Answering, sentences: SentenceIndex, q: np.ndarray, names: list[str
           named: tuple[str, ...] = ()) -> SearchResult:
     """Every sentence of the chunks naming one of the entities nearest the question (their
     text units), nearest first; one naming an entity the question names (`named`) by
-    `NAMED_BONUS` nearer. A question
-    about one entity as a whole (`asks_about`) is answered from its description first:
-    its sentences as the build ranked them (a statement whose subject it is first).
+    `NAMED_BONUS` nearer. A question about one entity as a whole (`asks_about`) is
+    answered from its description first: its sentences as the build ranked them (a
+    statement whose subject it is first).
     Asked "Who is Jacob Marley?", the nearest were "'Old Jacob Marley, tell me more!"
     and "O Jacob Marley!"; his description opens "Old Marley was as dead as a
     door-nail."."""
