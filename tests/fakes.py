@@ -104,3 +104,26 @@ class HashEmbedder:
             norm = math.sqrt(sum(x * x for x in v)) or 1.0
             out[i] = [x / norm for x in v]
         return out
+
+
+def near_index(text: str, near: list[tuple], entities: dict | None = None):
+    """A sentence index over one chunk, `text`, whose sentences (`near`: (sentence,
+    nearness) or (sentence, nearness, names it names), in order) are exactly that near
+    the question vector [1, 0, 0]; what is left of each vector lies on one of two other
+    axes by turns."""
+    from graphrag_local.schema import Chunk
+    from graphrag_local.search.common import IndexData
+    from graphrag_local.search.evidence import SentenceIndex
+
+    chunks = {"k": Chunk("k", "d", "d.txt", 0, 0, 10, 10, text)}
+    rows, at = [], 0
+    for sentence, _x, *names in near:
+        start = text.index(sentence, at)
+        at = start + len(sentence)
+        rows.append({"chunk_id": "k", "start": start, "end": at,
+                     "entities": list(names[0]) if names else []})
+    matrix = np.asarray([[x, math.sqrt(1 - x * x), 0] if i % 2 else [x, 0, math.sqrt(1 - x * x)]
+                         for i, (_s, x, *_n) in enumerate(near)], dtype=np.float32)
+    data = IndexData(entities=entities or {}, relationships=[], claims=[], chunks=chunks,
+                     reports=[], communities=[])
+    return SentenceIndex(rows, matrix, data)

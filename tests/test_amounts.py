@@ -5,10 +5,9 @@ is to the question."""
 
 import numpy as np
 import pytest
+from fakes import near_index
 
 from graphrag_local.language.amounts import COUNT, LONG, WHEN, asks_amount, states_amount
-from graphrag_local.schema import Chunk
-from graphrag_local.search.common import IndexData
 from graphrag_local.search.evidence import AMOUNT_LIFT, SentenceIndex
 
 pytestmark = pytest.mark.fast
@@ -74,21 +73,11 @@ NEAR = [("Marley was dead, to begin with.", 0.9),
 
 
 def index() -> SentenceIndex:
-    text = " ".join(t for t, _ in NEAR)
-    chunks = {"k": Chunk("k", "d", "d.txt", 0, 0, 10, 10, text)}
-    rows, at = [], 0
-    for t, _ in NEAR:
-        start = text.index(t, at)
-        at = start + len(t)
-        rows.append({"chunk_id": "k", "start": start, "end": at, "entities": []})
-    matrix = np.asarray([[x, np.sqrt(1 - x * x)] for _, x in NEAR], dtype=np.float32)
-    data = IndexData(entities={}, relationships=[], claims=[], chunks=chunks, reports=[],
-                     communities=[])
-    return SentenceIndex(rows, matrix, data)
+    return near_index(" ".join(t for t, _ in NEAR), NEAR)
 
 
 def test_a_sentence_stating_the_amount_asked_ranks_above_near_ones_that_do_not():
-    s, q = index(), np.asarray([1, 0], dtype=np.float32)
+    s, q = index(), np.asarray([1, 0, 0], dtype=np.float32)
     asked = asks_amount("How long has Marley been dead?")
     assert [s.text(r) for r in s.nearest(q, 1)] == ["Marley was dead, to begin with."]
     measured = s.measured(q, asked)

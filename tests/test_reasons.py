@@ -4,10 +4,9 @@ vectors say exactly how near each sentence is to the question."""
 
 import numpy as np
 import pytest
+from fakes import near_index
 
 from graphrag_local.language.reasons import asks_why
-from graphrag_local.schema import Chunk
-from graphrag_local.search.common import IndexData
 from graphrag_local.search.evidence import REASON_MARGIN, SentenceIndex
 
 pytestmark = pytest.mark.fast
@@ -35,17 +34,7 @@ NEAR = [("The trust opposes the plan.", 0.9), ("Ann argues the plan would harm t
 
 
 def index() -> SentenceIndex:
-    chunks = {"k": Chunk("k", "d", "d.txt", 0, 0, 10, 10, TEXT)}
-    rows, at = [], 0
-    for text, _ in NEAR:
-        start = TEXT.index(text, at)
-        at = start + len(text)
-        rows.append({"chunk_id": "k", "start": start, "end": at, "entities": []})
-    matrix = np.asarray([[x, np.sqrt(1 - x * x), 0] if i % 2 else [x, 0, np.sqrt(1 - x * x)]
-                         for i, (_, x) in enumerate(NEAR)], dtype=np.float32)
-    data = IndexData(entities={}, relationships=[], claims=[], chunks=chunks, reports=[],
-                     communities=[])
-    return SentenceIndex(rows, matrix, data)
+    return near_index(TEXT, NEAR)
 
 
 def test_a_reason_beside_the_nearest_sentence_ranks_just_below_it():

@@ -4,10 +4,10 @@ vectors say how near each sentence is to the question."""
 
 import numpy as np
 import pytest
+from fakes import near_index
 
 from graphrag_local.language.who import asks_name
-from graphrag_local.schema import Chunk, Entity
-from graphrag_local.search.common import IndexData
+from graphrag_local.schema import Entity
 from graphrag_local.search.evidence import NAME_LIFT, SentenceIndex
 
 pytestmark = pytest.mark.fast
@@ -31,32 +31,22 @@ def test_other_questions_ask_for_no_name(question):
     assert not asks_name(question)
 
 
-# (sentence, the entities it names, nearness to the question)
-NEAR = [("Mrs. Cratchit laid the cloth.", ("Mrs Cratchit",), 0.9),
-        ("His wife was dressed out but poorly.", (), 0.85),
-        ("Mrs. Cratchit smiled at Bob Cratchit.", ("Mrs Cratchit", "Bob Cratchit"), 0.82),
-        ("The Cratchits sat down.", ("Cratchits",), 0.7),
-        ("Scrooge went to church.", ("Scrooge",), 0.3)]
+# (sentence, nearness to the question, the entities it names)
+NEAR = [("Mrs. Cratchit laid the cloth.", 0.9, ("Mrs Cratchit",)),
+        ("His wife was dressed out but poorly.", 0.85, ()),
+        ("Mrs. Cratchit smiled at Bob Cratchit.", 0.82, ("Mrs Cratchit", "Bob Cratchit")),
+        ("The Cratchits sat down.", 0.7, ("Cratchits",)),
+        ("Scrooge went to church.", 0.3, ("Scrooge",))]
 
 
 def index() -> SentenceIndex:
-    text = " ".join(t for t, _e, _x in NEAR)
-    chunks = {"k": Chunk("k", "d", "d.txt", 0, 0, 10, 10, text)}
-    rows, at = [], 0
-    for t, names, _x in NEAR:
-        start = text.index(t, at)
-        at = start + len(t)
-        rows.append({"chunk_id": "k", "start": start, "end": at, "entities": list(names)})
-    matrix = np.asarray([[x, np.sqrt(1 - x * x)] for _t, _e, x in NEAR], dtype=np.float32)
-    names = {n for _t, e, _x in NEAR for n in e}
-    entities = {n: Entity(n, n, "PERSON", "", ("k",)) for n in names}
-    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks, reports=[],
-                     communities=[])
-    return SentenceIndex(rows, matrix, data)
+    names = {n for _t, _x, e in NEAR for n in e}
+    return near_index(" ".join(t for t, _x, _e in NEAR), NEAR,
+                      {n: Entity(n, n, "PERSON", "", ("k",)) for n in names})
 
 
 def test_a_sentence_naming_someone_the_question_does_not_ranks_above_near_ones():
-    s, q = index(), np.asarray([1, 0], dtype=np.float32)
+    s, q = index(), np.asarray([1, 0, 0], dtype=np.float32)
     question = "Whose wife is Mrs. Cratchit?"
     assert [s.text(r) for r in s.nearest(q, 1)] == ["Mrs. Cratchit laid the cloth."]
     seen = s.naming_others(q, question)
@@ -77,7 +67,7 @@ def test_a_lift_leaves_how_near_the_question_is_to_each_group_as_it_was():
     from graphrag_local.language.amounts import asks_amount
     from graphrag_local.search.themes import Group, score_groups
 
-    s, q = index(), np.asarray([1, 0], dtype=np.float32)
+    s, q = index(), np.asarray([1, 0, 0], dtype=np.float32)
     seen = s.naming_others(q, "Whose wife is Mrs. Cratchit?")
     both = seen.measured(q, asks_amount("How many Cratchits are there?"))
     for view in (seen, both):
