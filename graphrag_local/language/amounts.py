@@ -7,7 +7,7 @@ write the paper on ...?" to the ones about the paper, not the one with its year.
 then ranks a sentence that states the kind of value asked above near ones that do not
 (`search/evidence.SentenceIndex.measured`).
 
-Deliberately coarse: three kinds (a time, a length of time, a count or sum), told by the
+Deliberately coarse: four kinds (a time, a length of time, a count, a sum), told by the
 question's words; a sentence states one by its words (a number, a unit of time, a year,
 a month's or a day's name), not by understanding it. Which number answers is still the
 sentence's nearness to decide."""
@@ -17,11 +17,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-WHEN, LONG, COUNT = "when", "long", "count"
+WHEN, LONG, COUNT, MONEY = "when", "long", "count", "money"
 
 
 class Asked(NamedTuple):
-    kind: str  # WHEN, LONG or COUNT
+    kind: str  # WHEN, LONG, COUNT or MONEY
     counted: str = ""  # what is counted, where the question says ("homes" of "how many homes")
 
 
@@ -43,6 +43,18 @@ _ASKS = [  # (kind, pattern), the first that matches decides
 ]
 _ASK = [(kind, re.compile(p, re.IGNORECASE)) for kind, p in _ASKS]
 # the word after "how many" and its kin: what is counted
+# a count asked of money: a sum ("How much money did the council give the trust?")
+_MONEY_ASKED = re.compile(
+    r"\b(?:money|cost|costs|pay|paid|earn|earns|earned|price|spend|spent|grant|worth|salary"
+    r"|geld|kostet|kosten|bezahlt|argent|co[uû]te|pay[ée]|dinero|cuesta|cost[oó]|pag[oó]"
+    r"|денег|деньги|стоит|стоил|заплатил)\b|多少钱|費用|いくら", re.IGNORECASE)
+# what a sum is counted in: a word after its number, or a sign before it
+_CURRENCIES = frozenset(
+    "pound pounds dollar dollars euro euros cent cents penny pence shilling shillings guinea "
+    "guineas franc francs mark marks yen yuan peso pesos rupee rupees crown crowns "
+    "pfund mark euro franken livres sous écus pesetas reales ducados maravedís "
+    "рубль рубля рублей копеек копейки".split())
+_CURRENCY_SIGN = re.compile(r"[£$€¥₽]\s?\d|\d\s?[£$€¥₽]|\d\s?(?:元|円|块)")
 _COUNTED = re.compile(r"\b(?:how many|wie viele|combien d[e']|cu[aá]nt[oa]s|сколько)\s*(\w{3,})",
                       re.IGNORECASE)
 
@@ -109,12 +121,14 @@ _CJK_TIME = re.compile(_CJK_NUMERAL + r"[年月日時]|昨天|明天|去年|今�
 
 def asks_amount(question: str) -> Asked | None:
     """The kind of value `question` asks for: `WHEN` ("When did the flood happen?", "In
-    what year ...?"), `LONG` ("How long has Marley been dead?", "How old ...?") or `COUNT`
-    ("How many homes ...?", with what it counts: "homes"; "How much money ...?"); None
-    for any other question."""
+    what year ...?"), `LONG` ("How long has Marley been dead?", "How old ...?"), `COUNT`
+    ("How many homes ...?", with what it counts: "homes") or `MONEY` ("How much money
+    ...?", "How much does it cost?"); None for any other question."""
     for kind, pattern in _ASK:
         if pattern.search(question):
             counted = _COUNTED.search(question) if kind == COUNT else None
+            if kind == COUNT and not counted and _MONEY_ASKED.search(question):
+                return Asked(MONEY)
             return Asked(kind, counted.group(1).casefold() if counted else "")
     return None
 
@@ -122,7 +136,8 @@ def asks_amount(question: str) -> Asked | None:
 def states_amount(text: str, asked: Asked) -> bool:
     """Whether `text` states a value of the kind `asked`: for `COUNT` a number (digits, a
     number word: "£20,000"), a word or two before what is counted where the question says
-    ("by Three Spirits" for "How many spirits ...?"); for `LONG` a number of units of time
+    ("by Three Spirits" for "How many spirits ...?"); for `MONEY` a sum ("400,000 pounds",
+    "$6 billion"; not "in 2015" or "nine members"); for `LONG` a number of units of time
     ("these seven years", "seven-years'-dead"), a time since which ("since 2019") or two a
     span runs between ("from 18 August to 20 August"); for `WHEN` a year ("2009", "'79"),
     a clock's time, a month's or a day's name, "ago" ("seven Christmas Eves ago").
@@ -134,6 +149,9 @@ def states_amount(text: str, asked: Asked) -> bool:
     def followed(i: int, test) -> bool:  # one of the next three words passes `test`
         return any(test(w) for w in words[i + 1:i + 4])
 
+    if asked.kind == MONEY:
+        return (any(followed(i, _CURRENCIES.__contains__) for i in numbers)
+                or bool(_CURRENCY_SIGN.search(text)))
     if asked.kind == COUNT:
         if not asked.counted:
             return bool(numbers) or cjk and bool(_CJK_NUMBER.search(text))
