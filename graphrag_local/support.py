@@ -26,7 +26,10 @@ only when the sentences it cites hold
    own line says of someone else ("DIO GONZALEZ is a mentor" of "DIO GONZALEZ: And she's
    also a mentor": `speaker_as_doer`);
 5. no reading of its own: a frame word said as what something is ("which is a central
-   theme of the story") is said so there (`reading`).
+   theme of the story") is said so there (`reading`);
+6. whose it is: what a cited sentence reports someone saying or thinking ("Mara Quill
+   says the project began because of the Millbrook Flood") said with who says it, not as
+   the text's fact (`reported`), as what it only asks is not said as a fact (`asks`).
 
 `check_one` asks it of one cited sentence alone, as every written line is asked
 (`search/written.verdict`), after the tests of a garble (`garbles.py`).
@@ -256,14 +259,79 @@ def check_one(sentence: str, sources: list[str]) -> Support:
     if not sources:
         return Support(False, "cites nothing")
     verdicts = [check(sentence, [s]) for s in sources]
-    if any(v.ok for v, s in zip(verdicts, sources) if not asks(s) or asks(sentence)):
+    said = [s for v, s in zip(verdicts, sources) if v.ok]
+    if any((not asks(s) or asks(sentence)) and not reported(sentence, s) for s in said):
         return Support(True, "")
-    if any(v.ok for v in verdicts):
+    if any(asks(s) for s in said):
         return Support(False, "states as a fact what it cites only asks")
+    if said:
+        return Support(False, "states as a fact what it cites as said or thought by "
+                              f"'{reported(sentence, said[0])}'")
     return Support(False, "no one cited sentence says it: " + verdicts[0].reason)
 
 
 _ASKED = re.compile(r"[?？¿]")
+
+# verbs that report what someone says or thinks ("Mara Quill says the project began ..."),
+# in the European languages of the support check: what follows is theirs, not the text's
+# (not the forms that are mostly nouns: "fear", "doubt", "claim", "estimate")
+REPORTING = frozenset("""say says said argue argues argued claims claimed believe
+believes believed think thinks thought insist insists insisted warn warns warned feared
+allege alleges alleged maintain maintains maintained contend contends contended
+suggest suggests suggested expect expects expected predict predicts predicted
+estimated reckon reckons reckoned doubted feel feels felt told
+sagt sagte sagen meint meinte glaubt glaubte behauptet behauptete dit disait
+affirme affirmait pense pensait estime croit dice dijo afirma afirmó cree creía piensa
+говорит сказал сказала считает утверждает заявил заявила""".split())
+
+
+def reported(sentence: str, source: str) -> str:
+    """Who `source` says says or thinks all that `sentence` says, where `sentence` does not
+    say so, or "": "The project began because of the Millbrook Flood." of "Mara Quill says
+    the project began because of the Millbrook Flood." states a claim as a fact ("Mara
+    Quill"). Each content word of the sentence is a word of the source after one of its
+    verbs of `REPORTING`, none is a word before it (who says it), and the sentence has no
+    such verb itself. Read by words, so a line of speech quoted with its tag ("'...!' said
+    Scrooge's nephew") is not read here."""
+    if CJK.search(sentence) or CJK.search(source):
+        return ""
+    mine = [w.lower() for w in _WORD.findall(sentence)]
+    if not REPORTING.isdisjoint(mine) or not SAYING.isdisjoint(mine):
+        return ""
+    content = {_stem(w) for w in mine if w not in FUNCTION_WORDS and w not in FRAME_WORDS}
+    if not content:
+        return ""
+    words = _WORD.findall(source)
+    low = [w.lower() for w in words]
+    for v in range(1, len(low) - 1):
+        if low[v] not in REPORTING or low[v - 1] in _NOT_REPORTING:
+            continue
+        before = {_stem(w) for w in low[:v]}
+        after = {_stem(w) for w in low[v + 1:]}
+        if content <= after and not content & before:
+            return _sayer(words[:v])
+    return ""
+
+
+# a word before a verb of `REPORTING` that makes it no one's report: "wanted to say", "one
+# thought on Marley", "the claim"
+_NOT_REPORTING = frozenset("""to a an the one his her their my our your its this that no
+every each any some""".split())
+PRONOUNS = frozenset("i we you he she they it".split())
+
+
+def _sayer(before: list[str]) -> str:
+    """Who says it: the name or pronoun nearest before the verb ("he" of "Bob's voice was
+    tremulous when he said ..."), else the words before it."""
+    for k in range(len(before) - 1, -1, -1):
+        if before[k].lower() in PRONOUNS:
+            return before[k]
+        if before[k][:1].isupper() and before[k].lower() not in FUNCTION_WORDS:
+            start = k
+            while start and before[start - 1][:1].isupper():
+                start -= 1
+            return " ".join(before[start:k + 1])
+    return " ".join(before)
 
 
 def asks(text: str) -> bool:
@@ -286,13 +354,13 @@ def unsaid_name(sentence: str, sources: list[str]) -> str:
     sentence says in a row, or "": each word said somewhere is not the name ("the book
     Closing the Internet Gap" of "... Closing the Innovation Gap, ... of the Internet")."""
     said = [" " + " ".join(w.lower() for w in _WORD.findall(s)) + " " for s in sources]
-    for run in _spaced_runs(sentence):
+    for run in spaced_runs(sentence):
         if len(run) >= 2 and not any(f" {' '.join(run).lower()} " in t for t in said):
             return " ".join(run)
     return ""
 
 
-def _spaced_runs(sentence: str) -> list[list[str]]:
+def spaced_runs(sentence: str) -> list[list[str]]:
     """The sentence's runs of capitalised words with one space between each ("Bob, Tiny
     Tim": "Bob", then "Tiny Tim")."""
     runs: list[list[str]] = []

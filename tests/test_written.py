@@ -206,6 +206,33 @@ def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     assert support.check_one("Joe took the rings down with him lying there.", told).ok
 
 
+def test_a_line_stating_as_a_fact_what_its_sentence_reports_someone_saying_is_dropped():
+    """The 1.5B wrote "The project began because of the Millbrook Flood." of the sample's
+    "Mara Quill says the project began because of the Millbrook Flood.": her claim, told as
+    the text's fact (issue 30). Kept where the line says who says it, or where another cited
+    sentence says it plainly; a noun of such a verb's form reports nothing."""
+    says = ["Mara Quill says the project began because of the Millbrook Flood."]
+    ok, why = wr.verdict("The project began because of the Millbrook Flood.", says)
+    assert not ok and why == ("states as a fact what it cites as said or thought by "
+                              "'Mara Quill'")
+    assert support.check_one("Mara Quill says the project began because of the Millbrook "
+                             "Flood.", says).ok
+    argued = ["Tobias Renn argued that restoring Kessel Marsh would protect Millbrook."]
+    assert not support.check_one("Restoring Kessel Marsh would protect Millbrook.", argued).ok
+    assert support.check_one("Tobias Renn argued restoring Kessel Marsh would protect "
+                             "Millbrook.", argued).ok
+    thinks = ["So I think Ted Nelson did the first design for a digital network."]
+    assert support.reported("Ted Nelson did the first design for a digital network.",
+                            thinks[0]) == "I"
+    plain = says + ["The project began because of the Millbrook Flood in October 2022."]
+    assert support.check_one("The project began because of the Millbrook Flood.", plain).ok
+    # "one thought", "fear of that time": nouns, no one's report
+    assert support.check_one("Scrooge was seven years dead.", [
+        "Marley had one thought on Scrooge, who was seven years dead."]).ok
+    assert support.check_one("Margaret drove her cart of bread.", [
+        "In all the trouble and fear of that time, Margaret drove her cart of bread."]).ok
+
+
 def test_a_short_answer_must_rest_on_one_cited_sentence_not_on_the_question():
     """A focused question's short answer: "The clerk was Ebenezer Scrooge" passes as a
     topic's line (every word is the question's) and fails as an answer; so does one that
@@ -1694,6 +1721,20 @@ def test_a_focused_answers_line_that_says_none_of_what_was_asked_is_dropped():
             w.reason for _h, ls in out.sections for w in ls)) == on_topic
     assert wr.asked_about(question, [e.text for e in ev]) >= {"knock", "scroo", "door"}
     assert wr.asked_about("What are the main themes?", [e.text for e in ev]) == frozenset()
+
+
+def test_a_name_of_several_words_is_asked_about_by_its_last_word():
+    """The sample's "Who founded the Aldren Water Trust?" kept "The Greywater Fishing
+    Cooperative represents thirty fishing families in Port Aldren." as on the question, by
+    "Aldren" of "Port Aldren" (issue 30). The name's last word says it ("the Trust")."""
+    ev = ["Mara Quill founded the Aldren Water Trust in 2015.",
+          "The Greywater Fishing Cooperative represents thirty fishing families in Port Aldren."]
+    asked = wr.asked_about("Who founded the Aldren Water Trust?", ev)
+    assert asked == {"found", "trust"}
+    assert not wr._said_of(ev[1]) & asked
+    assert wr._said_of("The Trust was set up by Mara Quill.") & asked
+    assert wr.asked_about("What did Scrooge see in the knocker?",
+                          ["Scrooge saw a face in the knocker."]) == {"scroo", "knock"}
 
 
 def test_only_names_takes_whole_entity_names_out():

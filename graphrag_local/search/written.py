@@ -586,9 +586,15 @@ def asked_about(question: str, evidence: list[str]) -> frozenset[str]:
     lines kept in the sample's and Carol's fact answers (global and drift), 5 such, none
     holding the asked fact. Only where the question is about one thing (its best sentence
     near it: `themes.focus_of`), and in English: a broad question's answer may answer it
-    in other words."""
+    in other words. A name of several words counts by its last, the word it names a thing
+    by: "Who founded the Aldren Water Trust?" is not asked about "Port Aldren" ("The
+    Greywater Fishing Cooperative represents thirty fishing families in Port Aldren." was
+    kept under it), and "the Trust" says it."""
     said = frozenset().union(*(_said_of(t) for t in evidence)) if evidence else frozenset()
-    return _said_of(question) & said
+    names = support.spaced_runs(question)
+    modifiers = _said_of(" ".join(w for run in names for w in run[:-1]))
+    heads = _said_of(" ".join(run[-1] for run in names))
+    return (_said_of(question) - (modifiers - heads)) & said
 
 
 def _echoes_request(heading: str) -> bool:
