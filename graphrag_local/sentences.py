@@ -147,10 +147,21 @@ def label_of(text: str) -> str:
     return m.group(1) if m else ""
 
 
+# any turn as it begins a line, also where the transcript gives it two speakers ("KEVIN
+# SCOTT/DANIELLE FEINBERG: It's so easy ..."), a voice-over ("WENCES CASARES (VOICEOVER):")
+# or a stray "../" ("../ANDREW NG: With the rise of technology ..."): all in the paper's
+# podcast transcripts
+_ANY_TURN_LINE = re.compile(r"(?m)^[ \t]*" + _CUE + r"(?:\.\./)?(" + _LABEL + "(?:/" + _LABEL
+                            + r")*)(?: \([A-Z]+\))?:\s")
+
+
 def last_speaker(text: str) -> str | None:
     """The label of the last transcript turn that begins a line of `text` ("KEVIN SCOTT"
-    of "...\nKEVIN SCOTT: So, you grew up in Asia? And I'm ..."), or None."""
-    labels = [m.group(1) for m in _TURN_LINE.finditer(text)]
+    of "...\nKEVIN SCOTT: So, you grew up in Asia? And I'm ..."), or None. A turn of two
+    speakers is theirs ("KEVIN SCOTT/DANIELLE FEINBERG"), not the turn's before it: Danielle
+    Feinberg's "And with the Toy Story one, I think, ..., that sealed our dedication ..."
+    (after such a turn) was shown as Kevin Scott's."""
+    labels = [m.group(1) for m in _ANY_TURN_LINE.finditer(text)]
     return labels[-1] if labels else None
 
 

@@ -1580,11 +1580,14 @@ def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
              "ANDREW NG: I was born in London, but grew up in Hong Kong. My father coded.\n"
              "KEVIN SCOTT: We had an Atari. ")
     second = "My father coded.\nKEVIN SCOTT: We had an Atari. I loved it."
+    both = ("KEVIN SCOTT: Was that a pivotal moment?\nKEVIN SCOTT/ANDREW NG: It's so easy.\n"
+            "I think it sealed our dedication.\n../ANDREW NG: I was born in London.")
     chunks = {"c0": Chunk("c0", "d1", "ep.txt", 0, 0, 40, 40, first, 0, len(first)),
               "c1": Chunk("c1", "d1", "ep.txt", 1, 30, 50, 20, second,
                           first.index("My father"), len(first) + 14),
               "c2": Chunk("c2", "d2", "carol.txt", 0, 0, 10, 10, "'I am here,' said he."),
-              "c3": Chunk("c3", "d3", "memo.txt", 0, 0, 10, 10, "FROM: Legal\nI certify it.")}
+              "c3": Chunk("c3", "d3", "memo.txt", 0, 0, 10, 10, "FROM: Legal\nI certify it."),
+              "c4": Chunk("c4", "d4", "ep5.txt", 0, 0, 40, 40, both, 0, len(both))}
     entities = {"Andrew Ng": Entity("Andrew Ng", "Andrew Ng", "PERSON", "", (),
                                     aliases=(("ANDREW NG", 2),)),
                 "Kevin Scott": Entity("Kevin Scott", "Kevin Scott", "PERSON", "", ())}
@@ -1603,6 +1606,10 @@ def test_a_transcripts_first_person_sentence_is_shown_with_its_speaker():
     assert quote("c0", "So, you grew up in Asia?").speaker == ""  # no "I"
     assert quote("c2", "'I am here,' said he.").speaker == ""  # no turns
     assert quote("c3", "I certify it.").speaker == ""  # "FROM" names no one
+    # a turn the transcript gives two speakers is not the turn's before it (the paper's
+    # podcast: Danielle Feinberg's "... that sealed our dedication ..." was Kevin Scott's)
+    assert quote("c4", "I think it sealed our dedication.").speaker == ""
+    assert quote("c4", "I was born in London.").speaker == "ANDREW NG"
 
     said = [wr.Evidence(born.text, ("S1",), speaker=born.speaker),
             wr.Evidence("Andrew Ng coded at six.", ("S2",)),
