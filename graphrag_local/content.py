@@ -128,10 +128,11 @@ class Extractive(ContentMode):
             scored, sentences, max_themes=s.themes, quotes_per_theme=s.theme_quotes,
             max_words=s.answer_words, focus=focus,
             margin=themes.peak_margin(sentences, q))
-        if session.writer_name and selection.focus < written.REPORTED:
+        if session.writer_name and max(selection.focus, selection.selective) < written.REPORTED:
             # a collection-wide question: each topic is written as its group's report,
             # from evidence that does not depend on the question (read from the cache by
-            # any later question that reaches the group, or `build --write-reports`)
+            # any later question that reaches the group, or `build --write-reports`); not
+            # one that tells groups apart ("Which people ... are athletes?")
             selection = themes.as_reports(selection, sentences, s.writer_theme_quotes,
                                           written.REPORT_WORDS)
         result = ex.themed(method, a, sentences, selection, level=lv)

@@ -11,6 +11,7 @@ from graphrag_local.search.themes import (
     FOCUS_HIGH,
     FOCUS_LOW,
     PEAK_MARGIN,
+    SELECTIVE_GROUPS,
     SPREAD_MARGIN,
     Group,
     as_reports,
@@ -21,6 +22,7 @@ from graphrag_local.search.themes import (
     report_rows,
     score_groups,
     select_dynamic,
+    selectivity,
 )
 from graphrag_local.sentences import (
     near_duplicate,
@@ -480,3 +482,50 @@ def test_a_piece_of_a_long_sentence_costs_the_words_of_the_whole_it_is_quoted_as
     # counted as the piece, Bo's theme would fit in 60 words
     assert chosen(60) == [("Ann", [1])]
     assert chosen(100) == [("Ann", [1]), ("Bo", [2])]
+
+
+def selective_index(relevant: int, others: int) -> SentenceIndex:
+    """One document and one sentence a group: `relevant` of them somewhat near axis 0 (and
+    what all sentences share), the others on axes of their own."""
+    rows, chunks, vectors = [], {}, []
+    for i in range(relevant + others):
+        text = f"Person{i} did thing number {i} in the town of Place{i}."
+        chunks[f"k{i}"] = Chunk(f"k{i}", f"d{i}", f"d{i}.txt", 0, 0, 10, 10, text)
+        rows.append({"chunk_id": f"k{i}", "start": 0, "end": len(text), "entities": [f"P{i}"]})
+        v = np.zeros(relevant + others + 2, dtype=np.float32)
+        if i < relevant:
+            v[0], v[-1] = 1.0, 0.2
+        else:
+            v[i + 1] = 1.0
+        vectors.append(v / np.linalg.norm(v))
+    entities = {f"P{i}": Entity(f"P{i}", f"P{i}", "PERSON", "", ()) for i in range(len(rows))}
+    data = IndexData(entities=entities, relationships=[], claims=[], chunks=chunks, reports=[],
+                     communities=[])
+    return SentenceIndex(rows, np.stack(vectors), data)
+
+
+def test_a_question_no_sentence_matches_closely_but_that_tells_groups_apart_ranks_them():
+    """Over 24 Wikipedia articles, "Which documents are about music or film?" matched no
+    sentence closely (focus 0) and was answered by the heaviest groups, a trade agreement
+    first. Where its best groups lead the median one (`selectivity`), they come first,
+    before heavier groups of documents not cited yet; "main topics" (no group leads) is
+    still ranked by weight."""
+    relevant, others = 3, 21
+    s = selective_index(relevant, others)
+    groups = [Group(f"g{i}", f"g{i}", None, np.array([i]), 1.0 if i < relevant else 3.0,
+                    members=frozenset({f"P{i}"})) for i in range(relevant + others)]
+    dims = relevant + others + 2
+    asked = np.zeros(dims, dtype=np.float32)
+    asked[0], asked[-1] = 0.15, 1.0  # its best sentence 0.34 near: no focus
+    scored = score_groups(groups, s, asked)
+    assert focus_of(max(x.peak for x in scored)) == 0.0
+    assert selectivity(scored) == 1.0
+    sel = choose_themes(scored, s, max_themes=5, quotes_per_theme=1, max_words=500)
+    assert [t.group.key for t in sel.themes][:relevant] == ["g0", "g1", "g2"]
+    assert sel.selective == 1.0
+    flat = np.ones(dims, dtype=np.float32)  # near all alike: no lead
+    assert selectivity(score_groups(groups, s, flat)) == 0.0
+    sel = choose_themes(score_groups(groups, s, flat), s, max_themes=5, quotes_per_theme=1,
+                        max_words=500)
+    assert not {"g0", "g1", "g2"} & {t.group.key for t in sel.themes}  # by weight
+    assert selectivity(score_groups(groups[:SELECTIVE_GROUPS - 1], s, asked)) == 0.0

@@ -487,6 +487,7 @@ def themed(method: str, a: Answering, sentences: SentenceIndex, selection: Selec
     result = finish(method, a, quotes, themes=blocks, extra_citations=cites, level=level,
                     focus=selection.focus, members=members)
     result.timings["focus"] = round(selection.focus, 3)
+    result.timings["selective"] = round(selection.selective, 3)
     result.map_calls = 0
     return result
 

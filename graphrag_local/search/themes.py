@@ -12,6 +12,9 @@ How it decides, in order:
    then a group's weight (how much the corpus says about it) ranks it instead. Measured
    with all-MiniLM-L6-v2 on the sample corpus: the best sentence of a factual question
    is 0.64-0.85 near it, of a collection-wide one 0.22-0.33 (`FOCUS_LOW`/`FOCUS_HIGH`).
+   One that no sentence matches closely may still tell groups apart ("Which documents
+   are about music or film?"): as far as its best groups lead the others (`selectivity`),
+   relevance ranks its groups and their sentences as focus would.
 3. **Selection** by maximal marginal relevance: each next group scores its relevance
    (or weight, by focus), plus a bonus when the sentence it would quote comes from a
    document the answer does not cite yet, minus its likeness to the groups already
@@ -56,6 +59,11 @@ PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sente
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
 SPREAD_MARGIN = 0.15  # the median document's best sentence this near the best: spread,
 # and then groups holding a sentence this near the best sentence are kept
+# how far the three most relevant groups lead the median one for relevance to start / fully
+# to rank a question's groups however unfocused it is (`selectivity`)
+SELECTIVE_LOW = 0.13
+SELECTIVE_HIGH = 0.20
+SELECTIVE_GROUPS = 20  # groups needed before a median says anything
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,7 @@ class Selection:
     themes: list[Theme]
     focus: float
     considered: int  # groups scored
+    selective: float = 0.0  # how far relevance told the groups apart (`selectivity`)
     tests: int = 0  # relevance tests spent (dynamic selection)
     trace: list[str] = field(default_factory=list)  # how dynamic selection went
 
@@ -151,6 +160,29 @@ def focus_of(peak: float) -> float:
     return float(np.clip((peak - FOCUS_LOW) / (FOCUS_HIGH - FOCUS_LOW), 0.0, 1.0))
 
 
+def selectivity(scored: list[Scored]) -> float:
+    """0 .. 1: how far a question tells the groups apart though no sentence may match it
+    closely: the mean relevance of its three most relevant groups above the median
+    group's (`SELECTIVE_LOW` to `SELECTIVE_HIGH`), where there are `SELECTIVE_GROUPS` or
+    more. "Which documents are about music or film?" over 24 Wikipedia articles (the
+    first of Re-DocRED's dev set) has no sentence near it (focus 0), so the heaviest
+    groups answered it, a trade agreement and Casanova's lover first; its three best
+    groups (the film, the album, the songwriter) lead the median by 0.22. Measured with
+    all-MiniLM-L6-v2 on the question as answered (lexical fuse): "main themes" or "main
+    topics" 0.09-0.11 (Carol, those articles; the 12 stories and the sample have too few
+    groups), "which organisations are described?" 0.13, "which politicians appear?"
+    0.15, "which people are athletes, and what did they win?" 0.18; the podcast's "Do any
+    guests frequently mention specific companies or startups ...?" 0.19, "Which areas of
+    technology development ...?" 0.27. Such a question's groups and their sentences are
+    ranked by relevance that much (`choose_themes`), and a document the answer does not
+    cite yet counts for less where its group says little of what is asked."""
+    if len(scored) < SELECTIVE_GROUPS:
+        return 0.0
+    rel = np.sort(np.array([s.relevance for s in scored], dtype=np.float64))[::-1]
+    lead = float(settled(float(rel[:3].mean()) - float(np.median(rel))))
+    return float(np.clip((lead - SELECTIVE_LOW) / (SELECTIVE_HIGH - SELECTIVE_LOW), 0.0, 1.0))
+
+
 def score_groups(groups: list[Group], sentences: SentenceIndex, q: np.ndarray) -> list[Scored]:
     out = []
     for g in groups:
@@ -188,9 +220,11 @@ def choose_themes(
         return Selection([], 0.0, 0)
     if focus is None:
         focus = focus_of(max(s.peak for s in scored))
+    selective = selectivity(scored)
+    ranks = max(focus, selective)  # how much relevance ranks groups and their sentences
     rel = _norm([s.relevance for s in scored])
     top_weight = max(s.group.weight for s in scored) or 1.0
-    base = [focus * r + (1 - focus) * s.group.weight / top_weight for r, s in zip(rel, scored)]
+    base = [ranks * r + (1 - ranks) * s.group.weight / top_weight for r, s in zip(rel, scored)]
     bar = Bar.of(scored, margin=margin)
     pool = [i for i, s in enumerate(scored) if near_best(s, bar, focus)]
     chosen: list[int] = []
@@ -203,11 +237,11 @@ def choose_themes(
 
     def ranking(i: int) -> list[tuple[float, int]]:
         if i not in ranked:
-            ranked[i] = _rank_sentences(scored[i], sentences, focus)
+            ranked[i] = _rank_sentences(scored[i], sentences, ranks)
         return ranked[i]
 
     def pick(i: int, after: int | None = None) -> int | None:
-        return _pick_sentence(ranking(i), sentences, focus, covered, used_rows, texts, after)
+        return _pick_sentence(ranking(i), sentences, ranks, covered, used_rows, texts, after)
 
     def take(theme: Theme, row: int) -> None:
         theme.rows.append(row)
@@ -222,6 +256,7 @@ def choose_themes(
         def gain(i: int, firsts: dict[int, int | None] = firsts) -> float:
             s, row = scored[i], firsts[i]
             bonus = COVERAGE_BONUS if sentences.document[row] not in covered else 0.0
+            bonus *= 1 - selective * (1 - rel[i])  # (a document with nothing to say of it)
             like = max((float(s.centroid @ scored[j].centroid) for j in chosen), default=0.0)
             return base[i] + bonus - REDUNDANCY_PENALTY * max(0.0, like - 0.5)
 
@@ -248,7 +283,7 @@ def choose_themes(
             if words + cost <= max_words:
                 words += cost
                 take(theme, more)
-    return Selection(themes, focus, len(scored))
+    return Selection(themes, focus, len(scored), selective)
 
 
 def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[tuple[float, int]]:
