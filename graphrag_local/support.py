@@ -262,11 +262,10 @@ def check_one(sentence: str, sources: list[str]) -> Support:
     said = [s for v, s in zip(verdicts, sources) if v.ok]
     if any((not asks(s) or asks(sentence)) and not reported(sentence, s) for s in said):
         return Support(True, "")
-    if any(asks(s) for s in said):
+    if any(asks(s) and not asks(sentence) for s in said):
         return Support(False, "states as a fact what it cites only asks")
-    if said:
-        return Support(False, "states as a fact what it cites as said or thought by "
-                              f"'{reported(sentence, said[0])}'")
+    if who := next((w for s in said if (w := reported(sentence, s))), ""):
+        return Support(False, f"states as a fact what it cites as said or thought by '{who}'")
     return Support(False, "no one cited sentence says it: " + verdicts[0].reason)
 
 
