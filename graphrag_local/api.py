@@ -272,7 +272,7 @@ def open_writer(name: str, config: Path | None, seed: int) -> LazyChatModel:
 class LazyChatModel:
     """A chat model loaded on first use of what only a loaded one has (a completion, its
     context size). Its name and file are known before, and they are all a writer's request
-    key needs (`search/written.request_key`): an answer read back from `written_cache`, or
+    key needs (`search/replies.request_key`): an answer read back from `written_cache`, or
     `show reports --writer`, loads no writer (it took 0.8 s of a cached 1.0 s answer).
     `opened_seconds`: how long loading took, once loaded."""
 

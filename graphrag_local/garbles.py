@@ -1,4 +1,4 @@
-"""Is a written line garbled? The tests a line the writer wrote (`search/written.verdict`)
+"""Is a written line garbled? The tests a line the writer wrote (`search/line_checks.verdict`)
 must pass before the support check (`support.check_one`) asks whether what it cites says
 it: the 1.5B, bound to its evidence's words and kept off copying them (`search/bound.py`,
 `models/copying.py`), sometimes puts them together into a line that is not a sentence, or
@@ -626,7 +626,7 @@ def beheaded(sentence: str, sources: list[str]) -> str:
     unsupported, 2 whole ("The Auntie gave him butter for his Mammy" of "... gave him a
     pound of butter ..."); of the labelled lines the other tests keep, one, unsupported
     ("... its mortal life too short to its vast, usefulness." of "... too short for its
-    vast means of usefulness!", a rewrite: `written.verdict`'s precision there 0.67 to
+    vast means of usefulness!", a rewrite: `line_checks.verdict`'s precision there 0.67 to
     0.71, its other figures unchanged)."""
     if CJK.search(sentence):
         return ""

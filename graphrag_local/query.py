@@ -124,7 +124,7 @@ def load_index_data(store: Store) -> IndexData:
 
 class WrittenCache:
     """The index's `written_cache` work table: what a writer model wrote, by request
-    (`search/written.request_key`). Read on first use; each answer's new replies are one
+    (`search/replies.request_key`). Read on first use; each answer's new replies are one
     append. An index the user cannot write to still gets written answers, not kept."""
 
     def __init__(self, store: Store):
@@ -332,13 +332,14 @@ class Session:
         """Every community's report written by the writer now (`build --write-reports`, the
         paper's way: worth it on a GPU), instead of when a question first reaches it. Each
         is the request a collection-wide global question makes for that community
-        (`themes.report_rows`, `written.topic_request`), kept in `written_cache`: later
+        (`themes.report_rows`, `replies.topic_request`), kept in `written_cache`: later
         questions read it back. Returns how many were written and how many were there."""
+        from .search import replies as rp
         from .search import written as wr
 
         count, requests = self._report_requests()
         writer, cache = self.writer, self.written_cache
-        keys = [wr.request_key(writer, r) for _g, _rows, r in requests]
+        keys = [rp.request_key(writer, r) for _g, _rows, r in requests]
         first: dict[str, int] = {}  # two communities with the same evidence: one request
         for i, key in enumerate(keys):
             first.setdefault(key, i)
@@ -348,7 +349,7 @@ class Session:
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
             given = [[self.sentences.text(r) for r in requests[i][1]] for i in part]
-            replies = wr.decoded(writer, [requests[i][2] for i in part], given)
+            replies = rp.decoded(writer, [requests[i][2] for i in part], given)
             cache.put({keys[i]: text for i, text in zip(part, replies)},
                       {keys[i]: texts for i, texts in zip(part, given)})
             if on_progress is not None:
@@ -373,13 +374,14 @@ class Session:
         title, the lines the support check kept with the refs of the chunks they cite, and
         how many it dropped (`written.read_topic`). A report not written yet is absent;
         nothing is written here."""
+        from .search import replies as rp
         from .search import written as wr
 
         _count, requests = self._report_requests(ids)
         writer, cache = self.writer, self.written_cache
         out: dict[str, dict] = {}
         for group, rows, request in requests:
-            reply = cache.get(wr.request_key(writer, request))
+            reply = cache.get(rp.request_key(writer, request))
             if reply is None:
                 continue
             evidence = [wr.Evidence(self.sentences.text(r),
@@ -391,9 +393,10 @@ class Session:
 
     def _report_requests(self, ids: list[str] | None = None):
         """Each community's report request, as a collection-wide global question makes it
-        (`themes.report_rows`, `written.topic_request`): (its group, its evidence rows, the
+        (`themes.report_rows`, `replies.topic_request`): (its group, its evidence rows, the
         request), and how many communities were considered."""
         from .search import extractive as ex
+        from .search import replies as rp
         from .search import themes
         from .search import written as wr
 
@@ -416,7 +419,7 @@ class Session:
         for g in groups:
             rows = themes.report_rows(g, sentences, s.writer_theme_quotes, wr.REPORT_WORDS)
             if rows:
-                requests.append((g, rows, wr.topic_request(
+                requests.append((g, rows, rp.topic_request(
                     self.prompts, [sentences.text(r) for r in rows], bound=s.writer_bound,
                     languages=self.data.languages)))
         return count, requests

@@ -32,7 +32,7 @@ only when the sentences it cites hold
    the text's fact (`reported`), as what it only asks is not said as a fact (`asks`).
 
 `check_one` asks it of one cited sentence alone, as every written line is asked
-(`search/written.verdict`), after the tests of a garble (`garbles.py`).
+(`search/line_checks.verdict`), after the tests of a garble (`garbles.py`).
 
 The question's own words count as given: "What are the main themes?" makes "themes" no
 invention. Measured on sentences the writer wrote, labelled by reading them beside what

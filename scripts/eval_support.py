@@ -12,7 +12,7 @@ dropped, each written once more from what the line cited, that passed the check 
 first wording, why it was dropped, and a note on each): the check's precision on them is
 why a dropped line is not rewritten.
 Prints, for the support check (all cited sentences together) and for what answers use
-(`written.verdict`: no loop, garble or cut, and one cited sentence saying it all), how
+(`line_checks.verdict`: no loop, garble or cut, and one cited sentence saying it all), how
 many it kept and dropped of each label, its precision (kept sentences that are
 supported) and recall (supported sentences it kept).
 docs/eval_runs/writer_bound_labels.jsonl holds 91 lines the 1.5B wrote under the bound
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from graphrag_local import support
-from graphrag_local.search import written
+from graphrag_local.search import line_checks, replies, written
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = ("Check a statement against evidence taken from a document. Answer YES only if the "
@@ -61,14 +61,14 @@ def main() -> None:
     verdicts = [support.check(r["sentence"], r["cited"], r["question"]) for r in rows]
     score("support check", rows, [v.ok for v in verdicts])
     # what answers use: not looping, garbled or cut, and one cited sentence saying it all
-    answers = [written.verdict(r["sentence"], r["cited"], r.get("bound", True))[0] for r in rows]
-    score("written.verdict (what answers use)", rows, answers)
+    answers = [line_checks.verdict(r["sentence"], r["cited"], r.get("bound", True))[0] for r in rows]
+    score("line_checks.verdict (what answers use)", rows, answers)
     from graphrag_local import api
 
     if args.reread:  # and each line read again by the writer beside what it cites first
         model = api.open_chat_model(api.model_info(api.resolve_settings(None, args.reread)), 0)
-        low = [written.unlikely_again(model, r["sentence"], r["cited"][0]) for r in rows]
-        score(f"written.verdict, then read again by {args.reread}", rows,
+        low = [replies.unlikely_again(model, r["sentence"], r["cited"][0]) for r in rows]
+        score(f"line_checks.verdict, then read again by {args.reread}", rows,
               [ok and n < written.REREAD_TOKENS for ok, n in zip(answers, low)])
     if not args.judge:
         return

@@ -48,7 +48,7 @@ def test_a_batch_of_the_same_request_gives_the_same_reply(model):
 
 
 def test_a_reply_read_again_gets_the_log_probabilities_of_its_tokens(model):
-    """`reread` (a written line read again beside its source, `written.reread_reply`): one
+    """`reread` (a written line read again beside its source, `replies.reread_reply`): one
     pass gives each token's log-probability, as decoding it token by token does, and a
     reply the model would write reads as likelier than the same words garbled."""
     import numpy as np

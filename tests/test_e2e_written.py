@@ -13,6 +13,7 @@ from conftest import no_network, traces
 from graphrag_local import api, support
 from graphrag_local.language.messages import QUOTED_BELOW
 from graphrag_local.models import presets
+from graphrag_local.search import replies as rp
 from graphrag_local.search import written as wr
 from graphrag_local.store import Store
 
@@ -67,7 +68,7 @@ def test_every_shown_sentence_passed_the_support_check(written):
         1 for line in r.answer.splitlines() if line.startswith("**") and "** (quoted)" in line)
     if r.written["kept"]:  # the written answer: its own lines are the kept ones, all supported
         assert len(own) == r.written["kept"]
-        # each rests on one sentence of the evidence (`written.verdict`)
+        # each rests on one sentence of the evidence (`line_checks.verdict`)
         assert all(support.check_one(t, evidence).ok for t in own)
         for t in own:
             assert t in written["streamed"]  # streamed only once checked
@@ -98,10 +99,10 @@ def test_written_lines_copy_no_long_run_of_the_evidence(written):
     """The decoder's copy guard: no written line repeats `COPY_WORDS` words in a row of
     the evidence's sentences longer than `COPY_SHORT` words (a quoted topic's lines are
     the evidence, marked so)."""
-    r, n = written["result"], wr.COPY_WORDS
+    r, n = written["result"], rp.COPY_WORDS
     words = lambda t: re.findall(r"\w+", t.lower())  # noqa: E731
     runs = {tuple(w[i:i + n]) for c in r.context if re.match(r"^\[\d+\] ", c)
-            for w in [words(re.sub(r"^\[\d+\] ", "", c))] if len(w) > wr.COPY_SHORT
+            for w in [words(re.sub(r"^\[\d+\] ", "", c))] if len(w) > rp.COPY_SHORT
             for i in range(len(w) - n + 1)}
     in_quoted, own = False, []
     for line in r.answer.splitlines():

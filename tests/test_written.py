@@ -10,6 +10,8 @@ from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search import bound as bd
 from graphrag_local.search import headings
+from graphrag_local.search import line_checks as lc
+from graphrag_local.search import replies as rp
 from graphrag_local.search import written as wr
 from graphrag_local.search.common import IndexData
 
@@ -157,7 +159,7 @@ def test_a_word_said_again_a_few_words_on_is_a_garble_unless_its_source_says_it_
     source = ["The Greywater Fishing Cooperative opposes the dredging plan."]
     assert garbles.says_again("The Greywater Fishing Cooperative opposes the dredging "
                               "opposes the plan.", source) == "opposes"
-    ok, reason = wr.verdict("The Greywater Fishing Cooperative opposes the dredging "
+    ok, reason = lc.verdict("The Greywater Fishing Cooperative opposes the dredging "
                                  "opposes the plan.", source)
     assert not ok and "again" in reason
     assert garbles.says_again("The Cooperative opposes the dredging plan.", source) == ""
@@ -169,7 +171,7 @@ def test_a_word_said_again_a_few_words_on_is_a_garble_unless_its_source_says_it_
     # a word swapped for one its sentence says before (Carol's answer to "What did Scrooge
     # see in the knocker on his door?"), five words on at most
     door = ["Scrooge closed the window, and examined the door by which the Ghost had entered."]
-    assert wr.verdict("Scrooge closed the window, and examined the window by which the Ghost "
+    assert lc.verdict("Scrooge closed the window, and examined the window by which the Ghost "
                       "had entered.", door) == (False, "says 'window' again a few words on (garbled)")
     assert garbles.says_again("Andrew Ng mentions his father being a doctor and his father was "
                               "trying to build AI systems.",
@@ -187,7 +189,7 @@ def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert garbles.stutters("The Harbour Dredging Vote therefore rejected the rejected the full "
                             "dredging of Aldren Harbour.", vote) == "rejected the"
     assert garbles.stutters("He said bye bye, bye bye.", ["He said bye bye, bye bye."]) == ""
-    ok, why = wr.verdict("The strangest part of the whole whole story is that Moses grew "
+    ok, why = lc.verdict("The strangest part of the whole whole story is that Moses grew "
                          "strong.", ["The strangest part of the whole story is, that Moses "
                                      "grew strong."])
     assert not ok and "'whole' twice in a row" in why
@@ -198,7 +200,7 @@ def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     with him lying there." (the woman took them; Carol's themes, issue 30)."""
     asked = ["'You don't mean to say you took 'em down, rings and all, with him lying "
              "there?' said Joe."]
-    ok, why = wr.verdict("Joe said he took the rings and all with him lying there.", asked)
+    ok, why = lc.verdict("Joe said he took the rings and all with him lying there.", asked)
     assert not ok and why == "states as a fact what it cites only asks"
     # the same words asked are what it says; and a statement beside it still stands on its own
     assert support.check_one("You took 'em down, rings and all, with him lying there?", asked).ok
@@ -212,7 +214,7 @@ def test_a_line_stating_as_a_fact_what_its_sentence_reports_someone_saying_is_dr
     the text's fact (issue 30). Kept where the line says who says it, or where another cited
     sentence says it plainly; a noun of such a verb's form reports nothing."""
     says = ["Mara Quill says the project began because of the Millbrook Flood."]
-    ok, why = wr.verdict("The project began because of the Millbrook Flood.", says)
+    ok, why = lc.verdict("The project began because of the Millbrook Flood.", says)
     assert not ok and why == ("states as a fact what it cites as said or thought by "
                               "'Mara Quill'")
     assert support.check_one("Mara Quill says the project began because of the Millbrook "
@@ -323,7 +325,7 @@ def test_a_chinese_sentence_must_find_its_words_in_what_it_cites():
     ("阿部は七之丞に倒れている。", "七之丞はいつのまにか倒れている。", False),  # nor 阿部 here
 ])
 def test_written_lines_in_chinese_and_japanese_are_checked_against_what_they_cite(line, cited, ok):
-    assert wr.verdict(line, [cited])[0] is ok
+    assert lc.verdict(line, [cited])[0] is ok
 
 
 def evidence():
@@ -361,7 +363,7 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     assert "[1] Hannah Greer" in prompt and "[2] Tobias Renn" in prompt and "The Halvard" not in prompt
     assert model.asked[1]["messages"][0]["content"].count("[1] The Halvard") == 1
     # a topic is asked what its evidence tells (not the question: see TOPIC_QUESTION)
-    assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {wr.TOPIC_QUESTION}")
+    assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {rp.TOPIC_QUESTION}")
     assert "What are the main themes?" not in prompt
 
 
@@ -484,7 +486,7 @@ def test_a_quoted_topics_heading_names_only_what_its_quote_says():
 
 
 def test_a_heading_that_repeats_the_topic_question_gives_way_to_the_topic_title():
-    reply = (f"## {wr.TOPIC_QUESTION.split('(')[0].strip()}\n"
+    reply = (f"## {rp.TOPIC_QUESTION.split('(')[0].strip()}\n"
              "- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n")
     _out, checker = wr.write(FakeChatModel([reply], default=lambda *_: ""), load_prompts(),
                              "What are the themes?", evidence(),
@@ -660,10 +662,10 @@ def test_a_plain_answer_has_no_headings_and_a_cut_last_line_is_checked_too():
     out, checker = wr.write(FakeChatModel([reply]), load_prompts(), "Who?", evidence(), [],
                             max_tokens=100)
     assert out.kept == 2 and not wr.render(checker).startswith("**")
-    assert wr.grammar([1, 2, 3], False, 8).endswith("root ::= line{1,8}\n")
+    assert rp.grammar([1, 2, 3], False, 8).endswith("root ::= line{1,8}\n")
     # a Chinese or Japanese sentence ends with its own full stop (the 1.5B wrote nothing
     # for most of 阿Q正传's topics while a line had to end with ".")
-    assert "[.!?。！？]" in wr.grammar([1], True, 2)
+    assert "[.!?。！？]" in rp.grammar([1], True, 2)
 
 
 def test_a_repeated_sentence_is_dropped():
@@ -733,17 +735,17 @@ def test_a_cached_reply_is_not_read_for_a_writer_sampling_otherwise():
     in the key, so that what is cached stays cached."""
     from graphrag_local.models.protocol import Sampling
 
-    request = wr.topic_request(load_prompts(), [e.text for e in evidence()])
+    request = rp.topic_request(load_prompts(), [e.text for e in evidence()])
     plain = FakeChatModel([])
-    key = wr.request_key(plain, request)
+    key = rp.request_key(plain, request)
     for same in (Sampling(), Sampling(seed=7, top_k=5)):  # greedy: seed and top-k decide nothing
         plain.sampling = same
-        assert wr.request_key(plain, request) == key
+        assert rp.request_key(plain, request) == key
     for other in (Sampling(repeat_penalty=1.1), Sampling(temperature=0.7)):
         plain.sampling = other
-        assert wr.request_key(plain, request) != key
+        assert rp.request_key(plain, request) != key
     plain.sampling = Sampling(temperature=0.7, seed=1)
-    assert wr.request_key(plain, request) != wr.request_key(
+    assert rp.request_key(plain, request) != rp.request_key(
         type("M", (), {"name": "fake", "sampling": Sampling(temperature=0.7, seed=2)})(), request)
     # a writer not loaded yet (an answer read back loads none) knows its sampling
     from graphrag_local.api import LazyChatModel
@@ -801,7 +803,7 @@ def test_a_topic_line_that_only_two_sentences_together_say_is_dropped():
     # sentence hangs there
     assert support.misattached(joined.replace("that Jacob", "that the conduct of Jacob"),
                                sources) == "conduct of Jacob"
-    assert not wr.verdict(joined, sources)[0]
+    assert not lc.verdict(joined, sources)[0]
     one = ("He had an expectation that the conduct of his future self would give him the "
            "clue he missed.")
     reply = f"## Scrooge's expectation\n- {joined} [1][2]\n- {one} [1]\n"
@@ -847,7 +849,7 @@ def test_two_words_run_together_where_the_source_joins_them_are_a_garble():
               "lighted cheerfully, and hung with Christmas."]
     line = "He went upstairs to the room above which was lighted cheerfully hung with Christmas."
     assert garbles.unjoined(line, source) == "cheerfully hung"
-    ok, reason = wr.verdict(line, source)
+    ok, reason = lc.verdict(line, source)
     assert not ok and "together" in reason
     assert garbles.unjoined("The room was lighted cheerfully and hung with Christmas.", source) == ""
     # side by side in the source too: not run together
@@ -898,7 +900,7 @@ def test_a_word_hung_on_a_name_or_a_name_said_to_be_another_must_be_so_in_the_so
     assert support.misattached("Fred was Scrooge's niece.", hinted) == "Fred as Scrooge"
     assert support.check("Fred was Scrooge's niece.", hinted).reason == \
         "'Fred as Scrooge' said of no name it cites"
-    assert not wr.verdict("Fred was Scrooge's niece.", hinted)[0]
+    assert not lc.verdict("Fred was Scrooge's niece.", hinted)[0]
     # a name's tail stands for it ("the Town Council" of "the Port Aldren Town Council": the
     # demo's themes answer dropped "... the leader of the Town Council"), not for another
     voss = ["Elena Voss is the mayor of Port Aldren and the leader of the Port Aldren Town "
@@ -933,7 +935,7 @@ def test_a_line_ending_on_an_it_only_its_source_explains_is_dropped():
     the sentence it was cut from says. A line that says more around its "it" stands."""
     knew = ["My opinion is, that it was a done thing between him and Scrooge's nephew; and "
             "that the Ghost of Christmas Present knew it."]
-    assert wr.verdict("The Ghost of Christmas Present knew it.", knew) == \
+    assert lc.verdict("The Ghost of Christmas Present knew it.", knew) == \
         (False, "ends on 'it' and does not say what it is")
     assert garbles.leans_back("Scrooge knew that.") == "that"
     assert not garbles.leans_back("Scrooge looked about him for the Ghost, and saw it not.")
@@ -947,7 +949,7 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     what stood, who kissed whom? A name, a number or a fourth word of content is enough."""
     stood = ["Scrooge never painted out Old Marley's name. There it stood, years afterwards, "
              "above the warehouse door: Scrooge and Marley."]
-    assert wr.verdict("There it stood, years afterwards.", stood) == \
+    assert lc.verdict("There it stood, years afterwards.", stood) == \
         (False, "names nothing and says too little to stand alone")
     assert garbles.says_little("She kissed him, his daughters kissed him.")
     assert garbles.says_little("And I asked them, you know.")  # "I" names no one
@@ -959,7 +961,7 @@ def test_a_line_naming_nothing_that_says_too_little_to_stand_alone_is_dropped():
     asked = ["And I asked them, you know, the nurses and the managers in this place, like, "
              "you know, what -- do you think AI -- and like, when I say AI, like, the vision "
              "that conjures is, like, oh, there's going to be some human equivalent android."]
-    assert wr.verdict("Do you think AI.", asked) == (
+    assert lc.verdict("Do you think AI.", asked) == (
         False, "asks a question as if it stated something (garbled)")
     assert not garbles.asks_flatly("Do you think AI will change nursing?")
     assert not garbles.asks_flatly("Doing it well is what she asked of them.")
@@ -969,7 +971,7 @@ def test_a_line_saying_only_who_spoke_of_a_quotation_is_dropped():
     """Carol's themes kept "Mrs. Cratchit cried, reddening.": true of what it cites, and
     without what she cried. A line saying what was said, or whom of, is kept."""
     founder = ["'The Founder of the Feast, indeed!' cried Mrs. Cratchit, reddening."]
-    assert wr.verdict("Mrs. Cratchit cried, reddening.", founder) == \
+    assert lc.verdict("Mrs. Cratchit cried, reddening.", founder) == \
         (False, "says who spoke and not what they said")
     assert not garbles.attribution_only(
         "Mrs. Cratchit cried that Scrooge was the Founder of the Feast.", founder)
@@ -983,7 +985,7 @@ def test_a_line_putting_a_before_a_plural_it_cites_is_dropped():
     A plural before a noun, after "a few", inside a phrase or ending "-ics" is no such cut."""
     areas = ["KEVIN SCOTT: You mentioned healthcare, which is one of the most promising focus "
              "areas of AI right now."]
-    assert wr.verdict("Kevin Scott mentioned healthcare, which is a promising focus areas for "
+    assert lc.verdict("Kevin Scott mentioned healthcare, which is a promising focus areas for "
                       "AI right now.", areas) == \
         (False, "puts 'a' before a plural ('a promising focus areas', garbled)")
     firms = ["Sequoia is one of the best venture capital firms in the world."]
@@ -1006,7 +1008,7 @@ def test_a_line_opening_with_its_speaker_as_if_speaking_to_them_is_dropped():
     label of who speaks became someone spoken to. An apposition after the comma is kept,
     and so is a name that is no speaker's label in what the line cites."""
     feynman = ["BILL COUGHRAN: And I think Feynman was there, and Gell-Mann."]
-    assert wr.verdict("Bill Coughran, Feynman was there.", feynman) == (
+    assert lc.verdict("Bill Coughran, Feynman was there.", feynman) == (
         False, "opens with 'Bill Coughran', who speaks in what it cites, as if speaking to "
                "them (garbled)")
     assert garbles.label_as_address("CHRISTINA WARREN, I'm really looking forward.",
@@ -1022,7 +1024,7 @@ def test_a_line_turning_a_cited_where_into_which_is_dropped():
     advises.": Sequoia is where he invests, in what it cites, not what he invests in."""
     sequoia = ["Bill is now a partner at Sequoia, where he invests in and advises tech "
                "entrepreneurs."]
-    assert wr.verdict("Bill is now a partner at Sequoia, which he invests in and advises.",
+    assert lc.verdict("Bill is now a partner at Sequoia, which he invests in and advises.",
                       sequoia) == (False, "says 'which he invests in and advises' where what it "
                                           "cites says where or when")
     assert not garbles.relative_swapped(
@@ -1044,7 +1046,7 @@ def test_a_line_with_no_verb_in_its_main_clause_is_dropped():
              "thread-the-needle, and back again to your place: Fezziwig cut."]
     line = ("When they had gone through the dance, old Fezziwig and Mrs. Fezziwig both hands to "
             "their partner.")
-    assert wr.verdict(line, dance) == (False, "has no verb: it is not a sentence")
+    assert lc.verdict(line, dance) == (False, "has no verb: it is not a sentence")
     assert not garbles.verbless(line.replace("both hands", "gave both hands"), dance)
     assert not garbles.verbless("When they had gone through the dance.", dance)  # no main clause
     pioneer = ["Marc Andreessen is an internet pioneer, entrepreneur and tech executive."]
@@ -1082,20 +1084,20 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
     ("the main role" of "the main road": "role" is no longer a frame word)."""
     road = ["The flood water also covered the main road between Millbrook and Port Aldren."]
     council = ["Jonas Halvard asked the Port Aldren Town Council to dredge Aldren Harbour."]
-    assert wr.verdict("Marley's face was.", ["Not a knocker, but Marley's face."]) == \
+    assert lc.verdict("Marley's face was.", ["Not a knocker, but Marley's face."]) == \
         (False, "ends on a verb that needs more")
     assert not garbles.dangles("Scrooge was as mean as he was.", ["Scrooge was as mean as he was."])
-    assert wr.verdict("The Millbrook Flood.", ["The Millbrook Flood struck in October."]) == \
+    assert lc.verdict("The Millbrook Flood.", ["The Millbrook Flood struck in October."]) == \
         (False, "names something and says nothing of it")
     assert not garbles.names_only("Christina Warren is a Senior Cloud Developer Advocate.")
-    assert wr.verdict("Jonas Halvard asked the Port Aldren Town to dredge Aldren Harbour.",
+    assert lc.verdict("Jonas Halvard asked the Port Aldren Town to dredge Aldren Harbour.",
                       council) == (False, "says 'Port Aldren Town', a name cut short of what it cites")
-    assert wr.verdict("Jonas Halvard asked the Port Aldren Town Council to dredge Aldren "
+    assert lc.verdict("Jonas Halvard asked the Port Aldren Town Council to dredge Aldren "
                       "Harbour.", council) == (True, "")
-    assert wr.verdict("The flood water also covered the main role between Millbrook and Port "
+    assert lc.verdict("The flood water also covered the main role between Millbrook and Port "
                       "Aldren.", road)[1].endswith("coverage 0.86")
     # ... and, "role" no longer to be had, the word left out
-    assert wr.verdict("The flood water also covered the main between Millbrook and Port "
+    assert lc.verdict("The flood water also covered the main between Millbrook and Port "
                       "Aldren.", road) == (False, "leaves a word out of what it cites "
                                                   "('the main between')")
     assert garbles.gapped("The Cooperative joined in a campaign against the dredging.",
@@ -1104,9 +1106,9 @@ def test_a_fragment_a_bare_name_a_name_cut_short_or_a_word_left_out_is_dropped()
     # not know what to do with the queer little Half."); "Hen mother" reads
     chick = ["The Hen-mother did not know what in the world to do with the queer little "
              "Half-Chick."]
-    assert wr.verdict("The Hen mother did not know what to do with the queer little Half.",
+    assert lc.verdict("The Hen mother did not know what to do with the queer little Half.",
                       chick) == (False, "says 'Half', a name cut short of what it cites")
-    assert wr.verdict("The Hen mother did not know what to do with the queer little "
+    assert lc.verdict("The Hen mother did not know what to do with the queer little "
                       "Half-Chick.", chick) == (True, "")
 
 
@@ -1331,7 +1333,7 @@ def test_a_topic_is_the_same_request_wherever_it_stands_in_the_answer():
 
 def test_renumbered_turns_a_topics_citations_into_the_answers():
     reply = "## Port [1] days\n- Ships sail [1] ok [2]\n- Grain [2][1] ~3,9\n- cut off"
-    assert wr.renumbered(reply, [4, 7]) == ("## Port [1] days\n- Ships sail [1] ok [7]\n"
+    assert rp.renumbered(reply, [4, 7]) == ("## Port [1] days\n- Ships sail [1] ok [7]\n"
                                             "- Grain [7][4] ~3,9\n- cut off")
 
 
@@ -1359,7 +1361,7 @@ def test_a_line_the_writer_was_kept_from_writing_its_own_way_is_dropped():
     assert annotated(text, marks, last=False).splitlines()[-1] == fourth
     assert annotated(text, []) == text
     checker = wr._Checker(evidence(), [], "Who?", None)
-    checker(wr.renumbered(out, [1]) + "\n")
+    checker(rp.renumbered(out, [1]) + "\n")
     first, again, last = checker.written.sections[0][1]
     assert checker.written.sections[0][0] == "The harbour dispute"
     assert not first.ok and first.reason.startswith("3 of its words were unlikely")
@@ -1523,7 +1525,7 @@ def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
 
 def test_a_line_that_reads_as_garbled_to_the_writer_beside_its_source_is_dropped():
     """Each written line is read again by the writer beside the sentence it cites first
-    (`written.reread_reply`: " ≈N", N of its tokens but the first under 1%); a line with
+    (`replies.reread_reply`: " ≈N", N of its tokens but the first under 1%); a line with
     `REREAD_TOKENS` such is dropped, a cached reply's count read back without the writer,
     a streamed line's asked as it comes (`_Checker.reread`), and a writer that cannot be
     asked (a server) leaves the reply as it is."""
@@ -1537,7 +1539,7 @@ def test_a_line_that_reads_as_garbled_to_the_writer_beside_its_source_is_dropped
 
         def reread(self, messages, text):
             self.asked.append((messages[0]["content"], text))
-            low = math.log(wr.REREAD_P) - 1
+            low = math.log(rp.REREAD_P) - 1
             # (a line said in another order, here, reads as garbled)
             return [0.0, low, low] if text.startswith("In") else [low, -0.1, -0.2]
 
@@ -1545,21 +1547,21 @@ def test_a_line_that_reads_as_garbled_to_the_writer_beside_its_source_is_dropped
              "- The Halvard Shipping Company moves grain through Port Aldren [2] ~5\n"
              "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]")
     model = Reader()
-    out = wr.reread_reply(model, reply, SOURCES)
+    out = rp.reread_reply(model, reply, SOURCES)
     assert out.splitlines() == ["## The harbour dispute",
                                 "- The Halvard Shipping Company moves grain through Port Aldren [2] ~5 ≈0",
                                 "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1] ≈2"]
-    assert model.asked[0] == (wr.REREAD_PROMPT.format(source=SOURCES[1]),
+    assert model.asked[0] == (rp.REREAD_PROMPT.format(source=SOURCES[1]),
                               "The Halvard Shipping Company moves grain through Port Aldren")
-    assert wr.reread_reply(object(), reply, SOURCES) == reply  # no token probabilities
-    assert wr.renumbered(out, [3, 4]).splitlines()[2] == (
+    assert rp.reread_reply(object(), reply, SOURCES) == reply  # no token probabilities
+    assert rp.renumbered(out, [3, 4]).splitlines()[2] == (
         "- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [3] ≈2")
     checker = wr._Checker(evidence(), [], "Who?", None)
     checker(out + "\n")
     kept, garbled = checker.written.sections[0][1]
     assert kept.ok and not garbled.ok and garbled.reason.startswith("reads as garbled")
     live = wr._Checker(evidence(), [], "Who?", None,
-                       reread=lambda text, source: wr.unlikely_again(model, text, source))
+                       reread=lambda text, source: rp.unlikely_again(model, text, source))
     live("- In 2022 Hannah Greer opposed the plan to dredge Aldren Harbour [1]\n")
     assert not live.written.sections[0][1][0].ok
 
@@ -1726,8 +1728,8 @@ def test_a_focused_answers_line_that_says_none_of_what_was_asked_is_dropped():
         assert out.kept == kept
         assert ("beside the question" in " ".join(
             w.reason for _h, ls in out.sections for w in ls)) == on_topic
-    assert wr.asked_about(question, [e.text for e in ev]) >= {"knock", "scroo", "door"}
-    assert wr.asked_about("What are the main themes?", [e.text for e in ev]) == frozenset()
+    assert lc.asked_about(question, [e.text for e in ev]) >= {"knock", "scroo", "door"}
+    assert lc.asked_about("What are the main themes?", [e.text for e in ev]) == frozenset()
 
 
 def test_a_name_of_several_words_is_asked_about_by_its_last_word():
@@ -1736,11 +1738,11 @@ def test_a_name_of_several_words_is_asked_about_by_its_last_word():
     "Aldren" of "Port Aldren" (issue 30). The name's last word says it ("the Trust")."""
     ev = ["Mara Quill founded the Aldren Water Trust in 2015.",
           "The Greywater Fishing Cooperative represents thirty fishing families in Port Aldren."]
-    asked = wr.asked_about("Who founded the Aldren Water Trust?", ev)
+    asked = lc.asked_about("Who founded the Aldren Water Trust?", ev)
     assert asked == {"found", "trust"}
-    assert not wr._said_of(ev[1]) & asked
-    assert wr._said_of("The Trust was set up by Mara Quill.") & asked
-    assert wr.asked_about("What did Scrooge see in the knocker?",
+    assert not lc.said_of(ev[1]) & asked
+    assert lc.said_of("The Trust was set up by Mara Quill.") & asked
+    assert lc.asked_about("What did Scrooge see in the knocker?",
                           ["Scrooge saw a face in the knocker."]) == {"scroo", "knock"}
 
 
@@ -1765,8 +1767,8 @@ def test_a_short_evidence_sentence_may_be_written_as_it_is():
     short = "The Greywater Fishing Cooperative opposes the dredging plan."
     long = ("Let it also be borne in mind that Scrooge had not bestowed one thought on Marley "
             "since his last mention of his seven-years'-dead partner that afternoon.")
-    request = wr.topic_request(load_prompts(), [short, long])
-    assert request.avoid.texts == (long,) and request.avoid.repeats == wr.LOOP_WORDS
+    request = rp.topic_request(load_prompts(), [short, long])
+    assert request.avoid.texts == (long,) and request.avoid.repeats == rp.LOOP_WORDS
     guard = CopyGuard(request.avoid)
     assert not guard.bans("- The Greywater Fishing Cooperative opposes the dredging", " plan")
     assert guard.bans("- Let it also be borne in mind", " that")
@@ -1775,7 +1777,7 @@ def test_a_short_evidence_sentence_may_be_written_as_it_is():
     mayor = "Elena Voss is the mayor of Port Aldren."
     council = ("Elena Voss is the mayor of Port Aldren and the leader of the Port Aldren Town "
                "Council.")
-    guard = CopyGuard(wr.topic_request(load_prompts(), [council, mayor]).avoid)
+    guard = CopyGuard(rp.topic_request(load_prompts(), [council, mayor]).avoid)
     assert not guard.bans("- Elena Voss is the mayor of Port", " Aldren")
     assert guard.bans("- mayor of Port Aldren and the leader", " of")
 
@@ -1785,10 +1787,10 @@ def test_a_line_that_leaves_out_a_phrases_head_and_its_preposition_is_dropped():
     names related, so the support check kept both (the sample corpus's answers, written
     once short sentences could be said as they are)."""
     vote = ["The Port Aldren Town Council held the vote in the town hall of Port Aldren."]
-    assert wr.verdict("The Port Aldren Town Council held the town hall of Port Aldren.",
+    assert lc.verdict("The Port Aldren Town Council held the town hall of Port Aldren.",
                       vote) == (False, "leaves 'vote in' out of what it cites, and says the "
                                        "rest of another thing")
-    assert wr.verdict("The Port Aldren Town Council held the vote in the town hall.",
+    assert lc.verdict("The Port Aldren Town Council held the vote in the town hall.",
                       vote) == (True, "")
     oysters = ["Hannah Greer says dredging would destroy the oyster beds at the mouth of the "
                "River Aldren."]
@@ -1817,9 +1819,9 @@ def test_a_line_cut_between_two_words_of_a_phrase_is_dropped():
     ("... the Ghost of Christmas Present." of "... Christmas Present rose"), nor where a
     function word follows ("raised his hand." of "raised his hand to his face")."""
     flood = ["Elena Voss promised that the Town Council would pay for better flood defences."]
-    assert wr.verdict("Elena Voss promised that the Town Council would pay for better flood.",
+    assert lc.verdict("Elena Voss promised that the Town Council would pay for better flood.",
                       flood) == (False, "ends inside a phrase of what it cites")
-    assert wr.verdict(flood[0], flood) == (True, "")
+    assert lc.verdict(flood[0], flood) == (True, "")
     assert not garbles.cut_short("Scrooge saw the Ghost of Christmas Present.",
                                  ["Scrooge saw that the Ghost of Christmas Present rose."])
     assert not garbles.cut_short("Bob raised his hand.", ["Bob raised his hand to his face."])

@@ -8,7 +8,7 @@ first characters ("Scro" of "Scrooge"), so the run is stopped before the word is
 out rather than after. Words are `\\w+` runs, compared lower-cased: the rule is for
 languages written with spaces (a line in Chinese or Japanese is one "word" to it, and it is
 not asked there). A run that one of `Avoid.free` says is not held to it (a short sentence
-of the evidence, which the writer may say as it is: `search/written.guarded`).
+of the evidence, which the writer may say as it is: `search/replies.guarded`).
 
 With `Avoid.repeats`, a line may not say a run of that many of its own words twice either
 (a loop: "Scrooge's niece indignantly said, Scrooge's niece indignantly said"), its words

@@ -177,7 +177,7 @@ def bound_grammar(evidence: list[str], ids: list[int], themed: bool, max_lines: 
         # its number, then up to two more. Bound to all of a topic's words, the 1.5B joined
         # what its sentences keep apart ("The Ghost had an expectation that the conduct of
         # Jacob ..." of "he had an expectation ..." and "... the death of Jacob"); one
-        # sentence a line (with the loop guard, `written.LOOP_WORDS`), the podcast's ten
+        # sentence a line (with the loop guard, `replies.LOOP_WORDS`), the podcast's ten
         # answers kept 91 of 167 written sentences, not 77, the 12 stories' three 45 of 60,
         # not 40, Carol's themes 12 of 20 as before
         # at most one comma: given ", " between any words, the 1.5B chained clause after

@@ -187,7 +187,7 @@ class Answering:
     model: Callable[[], ChatModel]  # loaded only when the lead sentence is asked for
     # the writer model (`query --writer`): it writes the answer from the chosen quotes
     writer: Callable[[], ChatModel] | None = None
-    written_cache: object = None  # what the writer wrote before (`written.ReplyCache`)
+    written_cache: object = None  # what the writer wrote before (`replies.ReplyCache`)
     # the settings of the answer without a writer (a writer is given more evidence): what
     # a focused written answer quotes under its sentences is no longer than that answer
     quoted_settings: QuerySettings | None = None
@@ -325,18 +325,18 @@ def _worded_quoted(a: Answering, writer: ChatModel,
     """The quoted part of a focused written answer: its topics under their titles, but a
     title that is only names (a community's: "AI, Stanford and Neural Information
     Processing Symposium") headed by what the writer words of its quotes where that stands
-    (`written.title_replies`, `written.title_of`), the title beside it in italics (the
+    (`retitling.title_replies`, `retitling.title_of`), the title beside it in italics (the
     names a reader, and a fact, looks for: "**AI Hype and Discussions** · *AI, Stanford
     ...*"). Its text, and how many headings were worded."""
-    from . import written as wr
+    from . import retitling as rt
 
     if blocks is None:
         return render(quotes), 0
     names = a.data.names_pattern
     todo = [k for k, (title, _r, _qs) in enumerate(blocks) if headings.only_names(title, names)]
     texts = [" ".join(q.text for q in blocks[k][2]) for k in todo]
-    worded = wr.worded_titles([t for t, _r, _q in blocks], todo, texts,
-                              wr.title_replies(writer, texts, a.written_cache, a.data.languages),
+    worded = rt.worded_titles([t for t, _r, _q in blocks], todo, texts,
+                              rt.title_replies(writer, texts, a.written_cache, a.data.languages),
                               a.question, a.data.name_words,
                               lambda h: headings.only_names(h, names))
     return render_themes([(worded.get(k, title), ref, qs)

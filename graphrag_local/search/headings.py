@@ -186,7 +186,7 @@ def shown(heading: str, given: str, question: str, name_words: frozenset[str],
     return recased(heading, given)
 
 
-# the topic request's own words (`written.THEMED_LAYOUT`: "... say what the evidence
+# the topic request's own words (`replies.THEMED_LAYOUT`: "... say what the evidence
 # tells"), which name no topic where the topic's text does not say them
 _REQUEST_WORDS = frozenset({"evidence"})
 

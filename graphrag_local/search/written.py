@@ -3,7 +3,7 @@ sentences of the documents that answer a question (`extractive.py`, `themes.py`,
 `drift.py`); a writer model (a preset that can write, `query --writer`) is given them
 numbered and writes the answer in its own words. A grammar makes every line it writes end
 with numbers it was given ("- ... [2][5]"), and each written sentence is checked against
-the sentences it cites before anyone sees it (`verdict`: one of them must say all it
+the sentences it cites before anyone sees it (`line_checks.verdict`: one of them must say all it
 says, the question's words not given): an unsupported one is dropped, and the answer says
 how many were. A themed answer (global, ts, to a question about more than one thing:
 `FOCUSED`) is written a topic at a time, each call given only that topic's evidence and
@@ -20,28 +20,20 @@ The topics' requests are decoded together (`complete_many`: the batched decoder 
 weights once a step for all of them), then each reply is checked line by line in topic
 order and each topic shown whole while the answer stays within its words (`max_words`);
 a plain answer (basic, local) streams each line once it has passed the check. Each reply is kept in the index
-(`written_cache`, by writer, prompt and grammar: `request_key`): the same request later,
+(`written_cache`, by writer, prompt and grammar: `replies.request_key`): the same request later,
 the same question again or another whose search chooses a topic's same evidence, reads it
 back instead of writing (LazyGraphRAG's way: only what a question reaches is written, once).
 A collection-wide question's topics are its communities' reports (`REPORTED`): each written
-from its community's own evidence, the same for every question (`topic_request` numbers a
+from its community's own evidence, the same for every question (`replies.topic_request` numbers a
 topic's evidence from 1 and gives it its own budget, so its request is the same wherever it
 stands), and `build --write-reports` writes them all up front (`query.Session.write_reports`).
 
-With `writer_bound` (the default) a line may use only the words of the evidence it was
-given (and function words), by grammar (`bound.py`): the writer chooses which, in
-what order, and what to leave out. On Carol's themes the 1.5B's kept share went from 12 of
-16 sentences (free words) to 17 of 20, and its verbatim copies from 12 of 12 to 10 of 17
-(docs/writer.md); each line is now made of one given sentence's words (`bound.py`), its clauses
-ending on a word that can end them (Carol's themes 15 of 20 kept, not 13). And a line
-may not repeat `COPY_WORDS` words in a row of its evidence's longer sentences (more than
-`COPY_SHORT` words: a short one it may say as it is), nor `LOOP_WORDS` of its own (the
-decoder's copy guard, `models/copying.py`): it is written, not quoted, and does not
-loop. A line the word limit cut, or a garble (`verdict`: it loops, says a name twice or a
+A line is written as `replies.py` asks (bound to one given sentence's words, kept from
+copying by the decoder's guard). A line the word limit cut, or a garble (`line_checks.verdict`: it loops, says a name twice or a
 word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
 leaves a word out of a phrase, capitalises a common word where a name was, only names
 something or names nothing and says too little to stand alone, cuts a name short), or,
-in a focused answer, says none of the question's words its evidence says (`asked_about`), is
+in a focused answer, says none of the question's words its evidence says (`line_checks.asked_about`), is
 dropped; so is a bound line made of the sentence an earlier kept line was made of (it
 retells it: `_Checker._retold`), and one that took
 `UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
@@ -68,36 +60,36 @@ or let the writer cite what it was not given (the grammar has no other numbers).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from .. import garbles, support
-from ..language.detect import detect_language
 from ..language.messages import QUOTED, dropped_note, question_language, said
 from ..language.scripts import CJK
-from ..models import Avoid, ChatModel, OnText, Request
-from ..models.protocol import UNLIKELY_MARK, Sampling
+from ..models import ChatModel, OnText, Request
 from ..prompts import Prompts
-from ..sentences import label_of, near_duplicate, squash, words
+from ..sentences import label_of, near_duplicate, squash
 from . import headings
-from .bound import bound_grammar, cut, title_grammar
+from .line_checks import asked_about, said_of, verdict
+from .replies import (
+    CITE,
+    LINE,
+    REREAD,
+    TOPIC_QUESTION,
+    UNLIKELY,
+    ReplyCache,
+    decoded,
+    renumbered,
+    request,
+    request_key,
+    reread_reply,
+    topic_request,
+    unlikely_again,
+)
+from .retitling import title_replies, worded_titles
 
-THEMED_LAYOUT = (
-    "- The evidence is one topic of the answer. First write a heading on its own line: \"## \" "
-    "and three to eight words that name the theme of this topic in plain words (not a list of "
-    "names). Then write one or two short sentences, each shorter than the evidence it cites "
-    "(at most 20 words), that say what the evidence tells: who does or says what. Keep your "
-    "reading of it for the heading; the sentences state only what the evidence states.")
-# without the user's question: given it, the 1.5B headed most topics with it ("Main Themes
-# of These Stories"). A topic's writing so depends on its evidence alone, and a later
-# question whose search chooses the same evidence reads it from the cache.
-TOPIC_QUESTION = "What does this evidence tell? (It is one topic of a longer answer.)"
 # a question this focused (`themes.focus_of` at its top: a sentence of the documents is as
 # near it as to a question that sentence answers; every question of samples/facts.jsonl
 # and samples/carol_facts.jsonl, and basic's, local's and drift's always) is about one
@@ -119,43 +111,10 @@ LEAD_LINES = 3  # a focused answer's written sentences at most
 # written from the sentences chosen for the question: from reports, six of ten podcast
 # questions (focus 0.2-0.73) got nearly the same ten topics
 REPORTED = 0.4
-TOPIC_LINES = 2  # written sentences per topic at most
 REPORT_WORDS = 120  # a written report's evidence, words at most (`themes.report_rows`)
-TOPIC_TOKENS = 128  # a topic's reply, tokens at most (a heading and two lines take 60-90)
 NAMES_SHOWN = 3  # entities named beside a topic's heading at most
 QUOTED_LINES = 1  # sentences a topic where nothing written stood quotes (`quoted_numbers`)
-# a topic whose heading as shown is only names (`headings.only_names`: the writer's failed
-# the check and its community's title or the entities its quote names stood in, or the
-# writer named only names) is headed again (`retitle`): the writer, given what the topic
-# shows (its kept lines, or its quote), words a heading of it from its words (`bound.
-# title_grammar`); shown where `headings.shown` shows it and it is not only names itself
-RETITLE_PROMPT = ("Write a short heading, two to six words, that names what this text is "
-                  "about: its subject, not a list of names.\n\n{text}")
-RETITLE_TOKENS = 24
-# Of the 15 such headings of the podcast's ten written answers, 8 were worded again; the 5
-# the writer gave a word under 1% (the grammar kept it from its own) read garbled ("Feynman
-# and Gell-Mann at the Learn", "Commodore 64 in Like These Commodity"), and are refused
 PLAIN_LAYOUT = "- Write one to {n} sentences."
-# a written line may not repeat this many words in a row of its evidence (`models/copying.py`):
-# it is written, not quoted. On Carol's themes the 1.5B's verbatim lines (80% or more of a
-# line one run of a source) went from 10 of 19 to 3 of 17, its lines' errors unchanged; at 6
-# words, 2 of 17, but it joined what its evidence keeps apart ("The Phantom's hood and the
-# woman with the heavy bundle slunk into the same shop")
-COPY_WORDS = 8
-# ... of a sentence longer than this many words: a shorter one it may say as it is ("The
-# Greywater Fishing Cooperative opposes the dredging plan."). Kept from its eighth word,
-# with only the sentence's words to say it in (`bound.py`), the 1.5B could not say such a
-# sentence at all and garbled it ("... opposes the dredging of the main Although the
-# Greywater is a fishing cooperative"): on the sample corpus, where most sentences are
-# short, "Who opposes the dredging of Aldren Harbour?" kept none of its 3 lines, then all
-# 3, and its themes 2 of 8, then 4 of 8; Carol's themes 6 of 20, then 7 of 20 (3 of 7
-# written lines copies, 1 of 6 before)
-COPY_SHORT = 12
-# nor say a run of this many words twice (the guard's loop rule): bound to one sentence's
-# words, the 1.5B ran out of things to say and looped ("Scrooge's niece indignantly said,
-# Scrooge's niece indignantly said"); kept from it, it ends the line or says another thing
-LOOP_WORDS = 3
-SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's bound)
 # a line that took this many tokens the writer itself gave less than 1% (`decode.UNLIKELY_P`:
 # the grammar or the copy guard ruled out what it meant to write) is dropped, in alphabetic
 # scripts. Greedy 1.5B lines of Carol's themes and two questions on the 12 stories: of 42
@@ -176,7 +135,6 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 # also discusses consumer IoT, which has been tricky for a variety of why."). Of the 23
 # cold ones with 1, 10 garbled and 13 whole: one is not enough
 UNLIKELY_TOKENS = 2
-_UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
 # and a line is read again by the writer beside the sentence it cites first, asked only to
 # say what that sentence tells (`REREAD_PROMPT`), and dropped where `REREAD_TOKENS` of its
 # tokens (but its first) are ones it then gives under `REREAD_P`: a garble reads as one
@@ -195,14 +153,7 @@ _UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode
 # reply (" ≈2" at the end of its line), so a cached answer is checked without the writer;
 # a server writer cannot be asked (no token probabilities), and Chinese and Japanese lines
 # are not (not measured)
-REREAD_PROMPT = "Say what this sentence tells, shorter and in your own words:\n{source}"
-REREAD_P = 0.01
 REREAD_TOKENS = 2
-REREAD_MARK = " ≈"
-_REREAD = re.compile(re.escape(REREAD_MARK) + r"(\d+)$")
-_LINE = re.compile(r"^- (?P<text>.+?)(?P<cites>(?: ?\[\d+\])+)\s*$")
-_CITE = re.compile(r"\[(\d+)\]")
-_RUN = re.compile(r"\w+")  # a word as the copy guard counts them (`models/copying.py`)
 _TOPIC = re.compile(r"^Topic \d+\s*:\s*")  # the evidence's "Topic 2:" copied into a heading
 
 
@@ -257,31 +208,6 @@ class Written:
         return sorted(out)
 
 
-def grammar(ids: list[int], themed: bool, max_lines: int) -> str:
-    """GBNF: lines that each end with one to three of `ids` in brackets, under one "## "
-    heading when `themed` (a topic is written in a call of its own)."""
-    rules = [
-        f"id ::= {' | '.join(chr(34) + str(i) + chr(34) for i in sorted(ids, reverse=True))}",
-        'cite ::= "[" id "]"',
-        # one sentence a line: no full stop inside it but after a title ("Mrs."),
-        # SENTENCE_CHARS at most
-        'abbr ::= ("Mr" | "Mrs" | "Ms" | "Dr" | "St") "."',
-        r'char ::= [^\n\[\].!?。！？] | abbr',
-        # a sentence ends as its language ends one: "." or "。"
-        # not opening with a digit: the evidence's own numbering copied ("1: Scrooge ...")
-        rf'text ::= [^\n\[\]#.!?。！？0-9-] char{{15,{SENTENCE_CHARS}}} [.!?。！？]',
-        'line ::= "- " text " " cite cite? cite? "\\n"',
-    ]
-    if themed:
-        rules += [
-            r'title ::= [^\n\[\]#-] [^\n\[\]#.]{0,80}',
-            f'root ::= "## " title "\\n" line{{1,{max_lines}}}',
-        ]
-    else:
-        rules.append(f"root ::= line{{1,{max_lines}}}")
-    return "\n".join(rules) + "\n"
-
-
 class _Checker:
     """Reads the writer's reply as it streams: each finished line is checked and, if it
     stands, rendered and passed on (`on_text`)."""
@@ -315,7 +241,7 @@ class _Checker:
         self.names = names  # the index's entity names (`headings.names_pattern`)
         self.retitled: dict[int, str] = {}  # a topic's heading worded again (`retitle`)
         # the question's words its evidence says, one of which each line must say (a
-        # focused answer's: `asked_about`); empty, no such test
+        # focused answer's: `line_checks.asked_about`); empty, no such test
         self.asked: frozenset[str] = frozenset()
 
     def __call__(self, piece: str) -> bool:
@@ -329,10 +255,10 @@ class _Checker:
 
     def line(self, line: str) -> None:
         line = line.rstrip()
-        again = _REREAD.search(line)
+        again = REREAD.search(line)
         if again:
             line = line[:again.start()]
-        marks = _UNLIKELY.search(line)
+        marks = UNLIKELY.search(line)
         offsets = [int(x) for x in marks.group(1).split(",")] if marks else []
         if marks:
             line = line[:marks.start()]
@@ -347,10 +273,10 @@ class _Checker:
             else:
                 self.written.sections.append((heading, []))
             return
-        m = _LINE.match(line)
+        m = LINE.match(line)
         if not m:
             return
-        cites = tuple(dict.fromkeys(int(x) for x in _CITE.findall(m.group("cites"))))
+        cites = tuple(dict.fromkeys(int(x) for x in CITE.findall(m.group("cites"))))
         cites = tuple(c for c in cites if 1 <= c <= len(self.evidence))
         text = squash(m.group("text"))
         earlier = [w.text for _h, ls in self.written.sections for w in ls]
@@ -374,7 +300,7 @@ class _Checker:
             elif wedge := garbles.wedged(text, source, at):
                 ok, reason = False, (f"wedges a word into a phrase of what it cites ('{wedge}'), "
                                      "kept from what it meant to write (garbled)")
-        if ok and self.asked and not _said_of(text) & self.asked:
+        if ok and self.asked and not said_of(text) & self.asked:
             ok, reason = False, "says none of what was asked (beside the question)"
         if any(near_duplicate(text, e) for e in earlier):
             ok, reason = False, "repeats an earlier sentence"
@@ -569,34 +495,6 @@ class _Checker:
         return best
 
 
-def _said_of(text: str) -> frozenset[str]:
-    """The content words of `text` (three letters or more, not function words), by their
-    first five letters ("knocker", "knock" alike)."""
-    return frozenset(w[:5] for w in words(text)
-                     if w.isalpha() and len(w) >= 3 and w not in support.FUNCTION_WORDS)
-
-
-def asked_about(question: str, evidence: list[str]) -> frozenset[str]:
-    """The question's content words that its evidence says: a focused answer's line says
-    one of them, or it is beside the question. Written from a focused answer's evidence,
-    the 1.5B answered Carol's "What did Scrooge see in the knocker on his door?" with "The
-    Ghost smiled thoughtfully, and waved its own hand." alone (true; the knocker's sentence
-    was its evidence too), and "Who chairs the Greywater Fishing Cooperative?" with, after
-    the answer, "Tobias Renn is the chief engineer of the Aldren Water Trust.": of the 72
-    lines kept in the sample's and Carol's fact answers (global and drift), 5 such, none
-    holding the asked fact. Only where the question is about one thing (its best sentence
-    near it: `themes.focus_of`), and in English: a broad question's answer may answer it
-    in other words. A name of several words counts by its last, the word it names a thing
-    by: "Who founded the Aldren Water Trust?" is not asked about "Port Aldren" ("The
-    Greywater Fishing Cooperative represents thirty fishing families in Port Aldren." was
-    kept under it), and "the Trust" says it."""
-    said = frozenset().union(*(_said_of(t) for t in evidence)) if evidence else frozenset()
-    names = support.spaced_runs(question)
-    modifiers = _said_of(" ".join(w for run in names for w in run[:-1]))
-    heads = _said_of(" ".join(run[-1] for run in names))
-    return (_said_of(question) - (modifiers - heads)) & said
-
-
 def _echoes_request(heading: str) -> bool:
     """Whether a heading is the topic request's own question (`TOPIC_QUESTION`): the 1.5B
     headed Joe's topic "What does this evidence tell?" on a rebuild of Carol's staves."""
@@ -623,58 +521,6 @@ def recased(text: str, cased: Mapping[str, str]) -> str:
 def _listed(names: list[str]) -> str:
     """Names in a list of no language ("and" would be English in a French answer)."""
     return ("、" if CJK.search("".join(names)) else ", ").join(names)
-
-
-# the tests of a garble (`garbles.py`) a line is read by after its loops and its cut, in
-# order, each with why a line it finds is dropped ("{}": what it found)
-GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
-    (garbles.cut_short, "ends inside a phrase of what it cites"),
-    (garbles.miscased, "writes '{}' with a capital where what it cites does not (garbled)"),
-    (garbles.gapped, "leaves a word out of what it cites ('{}')"),
-    (garbles.beheaded, "leaves '{}' out of what it cites, and says the rest of another thing"),
-    (garbles.unjoined, "runs '{}' together where what it cites joins them (garbled)"),
-    (garbles.dangles, "ends on a verb that needs more"),
-    (garbles.stutters, "says '{}' twice in a row (garbled)"),
-    (garbles.says_again, "says '{}' again a few words on (garbled)"),
-    (lambda text, _cited: garbles.names_only(text), "names something and says nothing of it"),
-    (lambda text, _cited: garbles.says_little(text),
-     "names nothing and says too little to stand alone"),
-    (lambda text, _cited: garbles.leans_back(text),
-     "ends on '{}' and does not say what it is"),
-    (garbles.verbless, "has no verb: it is not a sentence"),
-    (garbles.attribution_only, "says who spoke and not what they said"),
-    (garbles.misnumbered, "puts 'a' before a plural ('{}', garbled)"),
-    (garbles.label_as_address,
-     "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
-    (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
-    (lambda text, _cited: garbles.asks_flatly(text),
-     "asks a question as if it stated something (garbled)"),
-    (garbles.truncated_name, "says '{}', a name cut short of what it cites"),
-)
-
-
-def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, str]:
-    """Whether a written line stands on the sentences it cites (`sources`), and if not,
-    why: not looping, garbled or cut, and one cited sentence saying all it says
-    (`support.check_one`). Checked against all it cites together (`support.check`), the
-    bound 1.5B's lines passed joins of two or three sentences that none says: of 91
-    labelled (docs/eval_runs/writer_bound_labels.jsonl: Carol's themes, two questions on
-    12 stories, three on the podcast), the lines kept were 77% supported, on Carol 11 of
-    16 ("The Ghost had an expectation that the conduct of Jacob ..." of "he had an
-    expectation ..." and "... the death of Jacob"); held to one sentence, 87% (88% with
-    `support.misattached`), on Carol 11 of 12, and 45 of the 53 supported lines kept
-    instead of 49 (`scripts/eval_support.py`)."""
-    if garbles.loops(text):
-        return False, "repeats itself"
-    if doubled := garbles.doubled_name(text):
-        return False, f"says '{doubled}' twice (garbled)"
-    if bound and cut(text):
-        return False, "cut off at the word limit"
-    for test, reason in GARBLES:
-        if found := test(text, sources):
-            return False, reason.format(found)
-    checked = support.check_one(text, sources)
-    return checked.ok, checked.reason
 
 
 def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evidence],
@@ -708,7 +554,7 @@ def write(model: ChatModel, prompts: Prompts, question: str, evidence: list[Evid
                                   languages) for numbers in topics]
     else:
         texts = [e.text for e in evidence]
-        requests = [_request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
+        requests = [request(prompts, texts, question, PLAIN_LAYOUT.format(n=max_lines),
                              False, max_lines, max_tokens, bound, languages)]
     if not group_titles:  # one reply: each line streamed as soon as it is written and checked
         _streamed(model, requests[0], cache, checker, texts)
@@ -752,7 +598,7 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
             languages: frozenset[str] = frozenset()) -> None:
     """Each topic (of each checked answer or report: `checkers`) whose heading is only
     names (`_Checker.only_names`) headed again where the writer, given what the topic
-    shows (`_Checker.shows`), words a heading of it that stands (`title_of`); the
+    shows (`_Checker.shows`), words a heading of it that stands (`retitling.title_of`); the
     requests of all the checkers decoded together (`title_replies`)."""
     todo = [[k for k in range(len(c.groups)) if c.only_names(c.heading_of(k))] for c in checkers]
     texts = [[c.shows(k) for k in ks] for c, ks in zip(checkers, todo)]
@@ -763,209 +609,6 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
                                checker.name_words, checker.only_names)
         checker.retitled.update(worded)
         checker.written.retitled += len(worded)
-
-
-def worded_titles(titles: list[str], todo: list[int], texts: list[str],
-                  replies: list[str | None], question: str, name_words: frozenset[str],
-                  only_names: Callable[[str], bool]) -> dict[int, str]:
-    """Of one answer's headings (`titles`), those of `todo` (each showing its text of
-    `texts`) worded again from their title replies where the wording stands (`title_of`),
-    each held apart from the answer's other headings as worded so far."""
-    worded: dict[int, str] = {}
-    for k, text, reply in zip(todo, texts, replies):
-        others = {(worded.get(j) or t).lower() for j, t in enumerate(titles) if j != k}
-        if reply is not None and (heading := title_of(reply, text, question, name_words,
-                                                      others, only_names)):
-            worded[k] = heading
-    return worded
-
-
-def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
-                  languages: frozenset[str] = frozenset()) -> list[str | None]:
-    """The writer's title reply to each text (`title_request`: a heading of two to six of
-    its words), None for a text it is not asked (none, or in Chinese or Japanese, which
-    the title grammar does not read); the requests decoded together and cached like the
-    topics' replies."""
-    requests = [title_request(text, languages) if text and not CJK.search(text) else None
-                for text in texts]
-    todo = [i for i, r in enumerate(requests) if r is not None]
-    keys = {i: request_key(model, requests[i]) for i in todo} if cache is not None else {}
-    replies: dict[int, str | None] = {i: cache.get(keys[i]) if cache is not None else None
-                                      for i in todo}
-    missing = [i for i in todo if replies[i] is None]
-    if missing:
-        for i, text in zip(missing, model.complete_many([requests[i] for i in missing])):
-            replies[i] = text or ""
-        if cache is not None:
-            cache.put({keys[i]: replies[i] for i in missing},
-                      {keys[i]: [texts[i]] for i in missing})
-    return [replies.get(i) for i in range(len(texts))]
-
-
-def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
-             others: set[str], only_names: Callable[[str], bool]) -> str:
-    """The heading a title reply gives what shows `text`, or "" where it does not stand:
-    not shown (`headings.shown`: another heading of its answer, the question's words),
-    only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
-    on a modifier (`headings.ends_inside`), running two words together the other way round
-    from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), or holding a token
-    the writer gave under 1%."""
-    reply = reply.strip()
-    marks = _UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
-    low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
-    if marks:
-        reply = reply[:marks.start()]
-    heading = headings.trimmed(squash(reply.removeprefix("## ")))
-    heading = headings.shown(heading, text, question, name_words, others)
-    said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
-            if w.lower() not in support.FUNCTION_WORDS]
-    if (not heading or low or only_names(heading) or len(said) != len(set(said))
-            or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)):
-        return ""
-    return heading
-
-
-def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
-    """A topic's heading worded again from what it shows (`retitle`), in its words (None
-    where it has no content word)."""
-    foreign = bool(languages) and languages != {"en"} and detect_language(text) != "en"
-    rules = title_grammar(text, foreign)
-    if not rules:
-        return None
-    return Request([{"role": "user", "content": RETITLE_PROMPT.format(text=text)}], rules,
-                   RETITLE_TOKENS, "title", mark_unlikely=True)
-
-
-def _request(prompts: Prompts, texts: list[str], put: str, layout: str, themed: bool,
-             lines: int, budget: int, bound: bool,
-             languages: frozenset[str] = frozenset()) -> Request:
-    """The writer's request over `texts`, numbered from 1: the prompt and its grammar
-    (`languages`: the index's, see `bound_grammar`)."""
-    numbers = list(range(1, len(texts) + 1))
-    prompt = prompts.render("write_answer", layout=layout, question=put,
-                            evidence="\n".join(f"[{n}] {t}" for n, t in zip(numbers, texts)))
-    if bound:
-        rules = bound_grammar(texts, numbers, themed, lines, bool(CJK.search(" ".join(texts))),
-                              languages=languages)
-    else:
-        rules = grammar(numbers, themed, lines)
-    long = guarded(texts)
-    avoid = None if CJK.search(" ".join(texts)) or not COPY_WORDS else Avoid(
-        long, COPY_WORDS, LOOP_WORDS, tuple(t for t in texts if t not in long))
-    return Request([{"role": "user", "content": prompt}], rules, budget, "write", avoid,
-                   mark_unlikely=True)
-
-
-def guarded(texts: list[str]) -> tuple[str, ...]:
-    """The evidence a written line may not copy `COPY_WORDS` words of: its sentences of more
-    than `COPY_SHORT` words (`\\w+` runs, as the copy guard counts them). A run a short one
-    says is free though a long one says it too (`Avoid.free`: "Elena Voss is the mayor of
-    Port Aldren." beside "Elena Voss is the mayor of Port Aldren and the leader of ...")."""
-    return tuple(t for t in texts if len(_RUN.findall(t)) > COPY_SHORT)
-
-
-def topic_request(prompts: Prompts, texts: list[str], bound: bool = True,
-                  languages: frozenset[str] = frozenset()) -> Request:
-    """A topic's request: its evidence alone, numbered from 1 whatever its place in the
-    answer, and a budget of its own, so that the same evidence is the same request in any
-    answer (and in `build --write-reports`), and its reply is read from the cache."""
-    return _request(prompts, texts, TOPIC_QUESTION, THEMED_LAYOUT, True, TOPIC_LINES,
-                    TOPIC_TOKENS, bound, languages)
-
-
-def unlikely_again(model: ChatModel, text: str, source: str) -> int:
-    """How many tokens of a written line (but its first) the writer gives under
-    `REREAD_P` when it reads the line again as what it would say of `source`."""
-    reread = getattr(model, "reread", None)  # (a server's model cannot say: none)
-    if not callable(reread):
-        return 0
-    log_p = reread([{"role": "user", "content": REREAD_PROMPT.format(source=source)}], text)
-    return sum(lp < math.log(REREAD_P) for lp in log_p[1:])
-
-
-def decoded(model: ChatModel, requests: list[Request], sources: list[list[str]]) -> list[str]:
-    """The writer's replies to `requests`, decoded together, each line read again beside
-    its source (`reread_reply`; `sources`: each request's evidence, numbered from 1): what
-    `written_cache` keeps."""
-    return [reread_reply(model, text, given)
-            for text, given in zip(model.complete_many(requests), sources)]
-
-
-def reread_reply(model: ChatModel, reply: str, sources: list[str],
-                 count: Callable[[str, str], int] | None = None) -> str:
-    """`reply` with each written line's count of tokens the writer gives under `REREAD_P`
-    read again beside the source it cites first (`REREAD_MARK`), where the writer can
-    say (`reread`) and the line is not Chinese or Japanese. `count`: what counts them
-    (`unlikely_again`, or one that remembers the lines a streamed reply's checker read)."""
-    if not callable(getattr(model, "reread", None)):
-        return reply
-    count = count or (lambda line, source: unlikely_again(model, line, source))
-    out = []
-    for raw in reply.split("\n"):
-        line = raw.rstrip()
-        marks = _UNLIKELY.search(line)
-        body = line[:marks.start()] if marks else line
-        m = _LINE.match(body.strip())
-        cites = [int(x) for x in _CITE.findall(m.group("cites"))] if m else []
-        if m and cites and 1 <= cites[0] <= len(sources) and not CJK.search(body):
-            low = count(squash(m.group("text")), sources[cites[0] - 1])
-            raw = line + f"{REREAD_MARK}{low}"
-        out.append(raw)
-    return "\n".join(out)
-
-
-def renumbered(reply: str, numbers: list[int]) -> str:
-    """A topic's reply with its citations [1].. turned into the answer's `numbers`."""
-    def one(m: re.Match) -> str:
-        k = int(m.group(1))
-        return f"[{numbers[k - 1]}]" if 1 <= k <= len(numbers) else m.group(0)
-
-    cites = (r"\[(\d+)\](?=(?: ?\[\d+\])*(?:" + re.escape(UNLIKELY_MARK) + r"[\d,]+)?(?:"
-             + re.escape(REREAD_MARK) + r"\d+)?\s*$)")
-    return "\n".join(re.sub(cites, one, line) for line in reply.split("\n"))
-
-
-CACHE_VERSION = 7  # raised when what decodes a request changes (`models/decode.py`,
-# `models/copying.py`: 5, a name that would finish a run is not begun; 3 and 4 were guards
-# not kept; 6, a reply marks its unlikely tokens; 7, and its lines read again: `REREAD_MARK`)
-
-
-class ReplyCache(Protocol):
-    """What a writer wrote before, by request key (the index's `written_cache` table)."""
-
-    def get(self, key: str) -> str | None: ...
-
-    def put(self, rows: dict[str, str], sources: dict[str, list[str]] | None = None) -> None:
-        """Keep replies by key, each with the texts of the evidence it was written from."""
-
-
-def request_key(model: ChatModel, request: Request) -> str:
-    """The writer (its name, weights' size and sampling where it is not greedy), the
-    prompt, the grammar and the budget: a cached reply is reused only for the very same
-    request to the very same writer."""
-    path = getattr(model, "path", None)
-    size = path.stat().st_size if path is not None and path.exists() else 0
-    avoid = request.avoid and ([request.avoid.words, request.avoid.texts] + (
-        [request.avoid.repeats] if request.avoid.repeats else []) + (
-        [request.avoid.free] if request.avoid.free else []))
-    sampling = _sampling_key(getattr(model, "sampling", None))
-    text = json.dumps([CACHE_VERSION, model.name, size, request.messages, request.grammar,
-                       request.max_tokens] + ([avoid] if avoid else [])
-                      + ([sampling] if sampling else []), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _sampling_key(sampling: Sampling | None) -> list | None:
-    """What of a writer's sampling decides its reply, where it is not the greedy default
-    (temperature 0, no repeat penalty: then none, and the keys of replies cached before
-    stay as they were): a preset's `repeat_penalty` or `temperature` changed in
-    models.toml reads no reply written with the old values."""
-    if sampling is None or (sampling.temperature <= 0 and sampling.repeat_penalty == 1.0):
-        return None
-    if sampling.temperature <= 0:  # greedy: top-k, top-p and the seed decide nothing
-        return [0.0, sampling.repeat_penalty]
-    return [sampling.temperature, sampling.repeat_penalty, sampling.top_k, sampling.top_p,
-            sampling.seed]
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,

@@ -1,0 +1,105 @@
+"""A topic's heading worded again by the writer (issue 30): where a heading as shown is
+only names (`headings.only_names`), the writer is given what the topic shows and words a
+heading of it from its words (`bound.title_grammar`); the heading stands where
+`headings.shown` shows it and it is neither only names nor garbled (`title_of`). The
+requests are decoded together and kept like the topics' replies (`replies.request_key`).
+
+What it deliberately does not do: choose which topics are headed again (`written.retitle`
+does, from the checked answer)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .. import support
+from ..language.detect import detect_language
+from ..language.scripts import CJK
+from ..models import ChatModel, Request
+from ..sentences import squash
+from . import headings
+from .bound import title_grammar
+from .replies import UNLIKELY, ReplyCache, request_key
+
+# a topic whose heading as shown is only names (`headings.only_names`: the writer's failed
+# the check and its community's title or the entities its quote names stood in, or the
+# writer named only names) is headed again (`retitle`): the writer, given what the topic
+# shows (its kept lines, or its quote), words a heading of it from its words (`bound.
+# title_grammar`); shown where `headings.shown` shows it and it is not only names itself
+RETITLE_PROMPT = ("Write a short heading, two to six words, that names what this text is "
+                  "about: its subject, not a list of names.\n\n{text}")
+RETITLE_TOKENS = 24
+# Of the 15 such headings of the podcast's ten written answers, 8 were worded again; the 5
+# the writer gave a word under 1% (the grammar kept it from its own) read garbled ("Feynman
+# and Gell-Mann at the Learn", "Commodore 64 in Like These Commodity"), and are refused
+
+
+def worded_titles(titles: list[str], todo: list[int], texts: list[str],
+                  replies: list[str | None], question: str, name_words: frozenset[str],
+                  only_names: Callable[[str], bool]) -> dict[int, str]:
+    """Of one answer's headings (`titles`), those of `todo` (each showing its text of
+    `texts`) worded again from their title replies where the wording stands (`title_of`),
+    each held apart from the answer's other headings as worded so far."""
+    worded: dict[int, str] = {}
+    for k, text, reply in zip(todo, texts, replies):
+        others = {(worded.get(j) or t).lower() for j, t in enumerate(titles) if j != k}
+        if reply is not None and (heading := title_of(reply, text, question, name_words,
+                                                      others, only_names)):
+            worded[k] = heading
+    return worded
+
+
+def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
+                  languages: frozenset[str] = frozenset()) -> list[str | None]:
+    """The writer's title reply to each text (`title_request`: a heading of two to six of
+    its words), None for a text it is not asked (none, or in Chinese or Japanese, which
+    the title grammar does not read); the requests decoded together and cached like the
+    topics' replies."""
+    requests = [title_request(text, languages) if text and not CJK.search(text) else None
+                for text in texts]
+    todo = [i for i, r in enumerate(requests) if r is not None]
+    keys = {i: request_key(model, requests[i]) for i in todo} if cache is not None else {}
+    replies: dict[int, str | None] = {i: cache.get(keys[i]) if cache is not None else None
+                                      for i in todo}
+    missing = [i for i in todo if replies[i] is None]
+    if missing:
+        for i, text in zip(missing, model.complete_many([requests[i] for i in missing])):
+            replies[i] = text or ""
+        if cache is not None:
+            cache.put({keys[i]: replies[i] for i in missing},
+                      {keys[i]: [texts[i]] for i in missing})
+    return [replies.get(i) for i in range(len(texts))]
+
+
+def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
+             others: set[str], only_names: Callable[[str], bool]) -> str:
+    """The heading a title reply gives what shows `text`, or "" where it does not stand:
+    not shown (`headings.shown`: another heading of its answer, the question's words),
+    only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
+    on a modifier (`headings.ends_inside`), running two words together the other way round
+    from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), or holding a token
+    the writer gave under 1%."""
+    reply = reply.strip()
+    marks = UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
+    low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
+    if marks:
+        reply = reply[:marks.start()]
+    heading = headings.trimmed(squash(reply.removeprefix("## ")))
+    heading = headings.shown(heading, text, question, name_words, others)
+    said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
+            if w.lower() not in support.FUNCTION_WORDS]
+    if (not heading or low or only_names(heading) or len(said) != len(set(said))
+            or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)):
+        return ""
+    return heading
+
+
+def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
+    """A topic's heading worded again from what it shows (`retitle`), in its words (None
+    where it has no content word)."""
+    foreign = bool(languages) and languages != {"en"} and detect_language(text) != "en"
+    rules = title_grammar(text, foreign)
+    if not rules:
+        return None
+    return Request([{"role": "user", "content": RETITLE_PROMPT.format(text=text)}], rules,
+                   RETITLE_TOKENS, "title", mark_unlikely=True)
