@@ -271,14 +271,18 @@ def check_one(sentence: str, sources: list[str]) -> Support:
 
 _ASKED = re.compile(r"[?？¿]")
 
-# verbs that report what someone says or thinks ("Mara Quill says the project began ..."),
-# in the European languages of the support check: what follows is theirs, not the text's
-# (not the forms that are mostly nouns: "fear", "doubt", "claim", "estimate")
-REPORTING = frozenset("""say says said argue argues argued claims claimed believe
-believes believed think thinks thought insist insists insisted warn warns warned feared
-allege alleges alleged maintain maintains maintained contend contends contended
-suggest suggests suggested expect expects expected predict predicts predicted
-estimated reckon reckons reckoned doubted feel feels felt told
+# verbs of saying: "A says/discusses ... B" is borne out by A's line of a transcript naming B
+SAYING = frozenset("""say says said saying discuss discusses discussed discussing talk talks
+talked talking explain explains explained explaining argue argues argued arguing describe
+describes described describing note notes noted mention mentions mentioned tell tells told
+recall recalls recalled suggest suggests suggested""".split())
+# ... and of thinking: what follows such a verb is someone's ("Mara Quill says the project
+# began ..."), in the European languages of the support check, not the text's (not the
+# forms that are mostly nouns: "fear", "doubt", "claim", "estimate")
+REPORTING = SAYING | frozenset("""claims claimed believe believes believed think thinks
+thought insist insists insisted warn warns warned feared allege alleges alleged maintain
+maintains maintained contend contends contended expect expects expected predict predicts
+predicted estimated reckon reckons reckoned doubted feel feels felt
 sagt sagte sagen meint meinte glaubt glaubte behauptet behauptete dit disait
 affirme affirmait pense pensait estime croit dice dijo afirma afirmó cree creía piensa
 говорит сказал сказала считает утверждает заявил заявила""".split())
@@ -295,7 +299,7 @@ def reported(sentence: str, source: str) -> str:
     if CJK.search(sentence) or CJK.search(source):
         return ""
     mine = [w.lower() for w in _WORD.findall(sentence)]
-    if not REPORTING.isdisjoint(mine) or not SAYING.isdisjoint(mine):
+    if not REPORTING.isdisjoint(mine):
         return ""
     content = {_stem(w) for w in mine if w not in FUNCTION_WORDS and w not in FRAME_WORDS}
     if not content:
@@ -316,14 +320,14 @@ def reported(sentence: str, source: str) -> str:
 # thought on Marley", "the claim"
 _NOT_REPORTING = frozenset("""to a an the one his her their my our your its this that no
 every each any some""".split())
-PRONOUNS = frozenset("i we you he she they it".split())
+_SUBJECTS = frozenset("i we you he she they it".split())  # pronouns that say who
 
 
 def _sayer(before: list[str]) -> str:
     """Who says it: the name or pronoun nearest before the verb ("he" of "Bob's voice was
     tremulous when he said ..."), else the words before it."""
     for k in range(len(before) - 1, -1, -1):
-        if before[k].lower() in PRONOUNS:
+        if before[k].lower() in _SUBJECTS:
             return before[k]
         if before[k][:1].isupper() and before[k].lower() not in FUNCTION_WORDS:
             start = k
@@ -479,13 +483,6 @@ def misrelated(sentence: str, sources: list[str], alternatives_only: bool = Fals
             if pairs and all(y < x and _roles_between(s[y + len(wb):x]) for x, y, s in pairs):
                 return a, b, "the other way round from what it cites"
     return None
-
-
-# verbs of saying: "A says/discusses ... B" is borne out by A's line of a transcript naming B
-SAYING = frozenset("""say says said saying discuss discusses discussed discussing talk talks
-talked talking explain explains explained explaining argue argues argued arguing describe
-describes described describing note notes noted mention mentions mentioned tell tells told
-recall recalls recalled suggest suggests suggested""".split())
 
 
 def _saying(words: list[str]) -> bool:

@@ -4,6 +4,7 @@ hand-made sentence index whose vectors say exactly how near each sentence is to 
 import numpy as np
 import pytest
 
+from graphrag_local.language.amounts import asks_amount
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search.common import IndexData
 from graphrag_local.search.evidence import SentenceIndex
@@ -489,7 +490,8 @@ def selective_index(relevant: int, others: int) -> SentenceIndex:
     what all sentences share), the others on axes of their own."""
     rows, chunks, vectors = [], {}, []
     for i in range(relevant + others):
-        text = f"Person{i} did thing number {i} in the town of Place{i}."
+        text = (f"Person{i} did a thing in 1998 in the town of Place{i}." if i < relevant
+                else f"Person{i} did thing number {i} in the town of Place{i}.")
         chunks[f"k{i}"] = Chunk(f"k{i}", f"d{i}", f"d{i}.txt", 0, 0, 10, 10, text)
         rows.append({"chunk_id": f"k{i}", "start": 0, "end": len(text), "entities": [f"P{i}"]})
         v = np.zeros(relevant + others + 2, dtype=np.float32)
@@ -529,3 +531,9 @@ def test_a_question_no_sentence_matches_closely_but_that_tells_groups_apart_rank
                         max_words=500)
     assert not {"g0", "g1", "g2"} & {t.group.key for t in sel.themes}  # by weight
     assert selectivity(score_groups(groups[:SELECTIVE_GROUPS - 1], s, asked)) == 0.0
+    # told apart only by a lift (the relevant rows state a year a "when" question asks
+    # for): measured without it, as focus is
+    when = s.measured(flat, asks_amount("When did the people do these things?"))
+    lifted = score_groups(groups, when, flat)
+    assert max(x.relevance for x in lifted[:relevant]) > max(x.relevance for x in lifted[relevant:])
+    assert selectivity(lifted) == 0.0

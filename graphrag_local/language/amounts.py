@@ -42,7 +42,6 @@ _ASKS = [  # (kind, pattern), the first that matches decides
             r"|多少|几[个位年次]|幾|いくつ|いくら|何人|何個|何回"),
 ]
 _ASK = [(kind, re.compile(p, re.IGNORECASE)) for kind, p in _ASKS]
-# the word after "how many" and its kin: what is counted
 # a count asked of money: a sum ("How much money did the council give the trust?")
 _MONEY_ASKED = re.compile(
     r"\b(?:money|cost|costs|pay|paid|earn|earns|earned|price|spend|spent|grant|worth|salary"
@@ -55,6 +54,7 @@ _CURRENCIES = frozenset(
     "pfund mark euro franken livres sous écus pesetas reales ducados maravedís "
     "рубль рубля рублей копеек копейки".split())
 _CURRENCY_SIGN = re.compile(r"[£$€¥₽]\s?\d|\d\s?[£$€¥₽]|\d\s?(?:元|円|块)")
+# the word after "how many" and its kin: what is counted
 _COUNTED = re.compile(r"\b(?:how many|wie viele|combien d[e']|cu[aá]nt[oa]s|сколько)\s*(\w{3,})",
                       re.IGNORECASE)
 

@@ -87,6 +87,7 @@ class Scored:
     peak: float  # nearness of its nearest sentence (unlifted: `SentenceIndex.plain_similarity`)
     centroid: np.ndarray
     sims: np.ndarray  # nearness of each of its rows to the question
+    plain: float = 0.0  # its relevance unlifted (`selectivity`)
 
 
 @dataclass
@@ -168,7 +169,9 @@ def selectivity(scored: list[Scored]) -> float:
     first of Re-DocRED's dev set) has no sentence near it (focus 0), so the heaviest
     groups answered it, a trade agreement and Casanova's lover first; its three best
     groups (the film, the album, the songwriter) lead the median by 0.22. Measured with
-    all-MiniLM-L6-v2 on the question as answered (lexical fuse): "main themes" or "main
+    all-MiniLM-L6-v2 on the question as answered (lexical fuse), without the lifts of a
+    question asking for a name or an amount, as focus is (`Scored.plain`; lifted, a "which"
+    question's groups could lead by the lift alone): "main themes" or "main
     topics" 0.09-0.11 (Carol, those articles; the 12 stories and the sample have too few
     groups), "which organisations are described?" 0.13, "which politicians appear?"
     0.15, "which people are athletes, and what did they win?" 0.18; the podcast's "Do any
@@ -178,7 +181,7 @@ def selectivity(scored: list[Scored]) -> float:
     cite yet counts for less where its group says little of what is asked."""
     if len(scored) < SELECTIVE_GROUPS:
         return 0.0
-    rel = np.sort(np.array([s.relevance for s in scored], dtype=np.float64))[::-1]
+    rel = np.sort(np.array([s.plain for s in scored], dtype=np.float64))[::-1]
     lead = float(settled(float(rel[:3].mean()) - float(np.median(rel))))
     return float(np.clip((lead - SELECTIVE_LOW) / (SELECTIVE_HIGH - SELECTIVE_LOW), 0.0, 1.0))
 
@@ -189,13 +192,19 @@ def score_groups(groups: list[Group], sentences: SentenceIndex, q: np.ndarray) -
         if len(g.rows) == 0:
             continue
         sims = sentences.similarity(q, g.rows)
+        plain = sentences.plain_similarity(q, g.rows)  # (unlifted: focus, selectivity)
         centroid = sentences.centroid(g.rows)
-        top = np.sort(sims)[::-1][:2]
         qn = q / max(float(np.linalg.norm(q)), 1e-12)
-        relevance = float(settled(0.5 * float(centroid @ qn) + 0.5 * float(top.mean())))
-        peak = float(np.max(sentences.plain_similarity(q, g.rows)))  # (unlifted: focus)
-        out.append(Scored(g, relevance, peak, centroid, sims))
+        near = float(centroid @ qn)
+        out.append(Scored(g, _relevance(near, sims), float(np.max(plain)), centroid, sims,
+                          _relevance(near, plain)))
     return out
+
+
+def _relevance(centroid_nearness: float, sims: np.ndarray) -> float:
+    """A group's relevance: the question's nearness to its centroid and the mean nearness
+    of its two nearest sentences, averaged."""
+    return float(settled(0.5 * centroid_nearness + 0.5 * float(np.sort(sims)[::-1][:2].mean())))
 
 
 def _norm(values: list[float]) -> list[float]:
