@@ -3,7 +3,8 @@ names a topic in words its evidence bears out. `trimmed` mends a heading the gra
 length cut; `shown` decides: a heading whose every number and every word of the index's
 entity names is said by what its topic cites (or its title, or the question; a demonym
 or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
-said is cut before that name, and shown if two words or more are left; one that only
+said (or says a name in a form its text never writes, `_name_form`) is cut before that
+name, and shown if two words or more are left; one that only
 restates the question, loops, speaks in the first person, says the request's words
 (`echoes`), relates names its text gives as alternatives ("MIT and Caltech Compete with
 Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or repeats an earlier
@@ -144,11 +145,31 @@ def unnamed(heading: str, given: str, name_words: frozenset[str]) -> str | None:
     said = set(re.findall(r"[^\W_]+", text))
     for w in support.names_and_numbers(heading):
         low, number = w.lower(), any(ch.isdigit() for ch in w)
-        if not number and low not in name_words:
+        if not number and low not in name_words and not _name_form(low, name_words):
             continue
         if not (low in text if number or CJK.search(w) else _said(low, said)):
             return w
     return None
+
+
+FORM_STEM = 5  # letters a name's word and another form of it share at least ("Chine" of "China" is French, not a garble)
+
+
+def _name_form(word: str, name_words: frozenset[str]) -> bool:
+    """Whether `word` is another form of a word of the index's names: all of that word
+    but its last letter (`FORM_STEM` letters or more) begins it, and it ends in one to
+    three letters more, not those of a plural ("Space" is no form of "SpaceX", nor
+    "Universities" a wrong one of "University"). Where the text does not say that
+    form, the writer inflected a name wrongly: "Don Quijote de la Manchego" of "Mancha",
+    "Вслед за Василисе Егоровны" of "Василиса Егоровна"."""
+    if CJK.search(word) or len(word) <= FORM_STEM:
+        return False
+    for n in name_words:
+        stem = n[:-1]
+        if (len(stem) >= FORM_STEM and word.startswith(stem) and 1 <= len(word) - len(stem) <= 3
+                and word not in (n + "s", n + "es", stem + "ies")):  # a plural is no garble
+            return True
+    return False
 
 
 # a speaker's own words: English, and the first person singular of French, Spanish, German
