@@ -21,7 +21,7 @@ labelled so, with a note on each false one. With --judge, the
 same for a model asked YES/NO under a grammar, and for the check followed by that model
 on the sentences the check drops for coverage only. With --reread (the writer that wrote
 them, `qwen2.5-coder-1.5b`), the verdict and then the writer's reading of each line again
-beside what it cites first, as answers drop (`written.REREAD_TOKENS`)."""
+beside what it cites first, as answers drop (`checked.REREAD_TOKENS`)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from graphrag_local import support
-from graphrag_local.search import line_checks, replies, written
+from graphrag_local.search import checked, line_checks, replies
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = ("Check a statement against evidence taken from a document. Answer YES only if the "
@@ -55,7 +55,7 @@ def main() -> None:
                     default=ROOT / "docs" / "eval_runs" / "writer_support_labels.jsonl")
     ap.add_argument("--judge", help="a model preset to ask YES/NO as well")
     ap.add_argument("--reread", help="the writer preset that reads each line again "
-                    "(`written.REREAD_TOKENS`: what answers also drop)")
+                    "(`checked.REREAD_TOKENS`: what answers also drop)")
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines()]
     verdicts = [support.check(r["sentence"], r["cited"], r["question"]) for r in rows]
@@ -69,7 +69,7 @@ def main() -> None:
         model = api.open_chat_model(api.model_info(api.resolve_settings(None, args.reread)), 0)
         low = [replies.unlikely_again(model, r["sentence"], r["cited"][0]) for r in rows]
         score(f"line_checks.verdict, then read again by {args.reread}", rows,
-              [ok and n < written.REREAD_TOKENS for ok, n in zip(answers, low)])
+              [ok and n < checked.REREAD_TOKENS for ok, n in zip(answers, low)])
     if not args.judge:
         return
     from graphrag_local.models.protocol import YES_NO_GRAMMAR

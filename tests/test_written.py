@@ -9,7 +9,7 @@ from graphrag_local import garbles, support
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search import bound as bd
-from graphrag_local.search import headings
+from graphrag_local.search import checked, headings
 from graphrag_local.search import line_checks as lc
 from graphrag_local.search import replies as rp
 from graphrag_local.search import written as wr
@@ -492,7 +492,7 @@ def test_a_heading_that_repeats_the_topic_question_gives_way_to_the_topic_title(
                              "What are the themes?", evidence(),
                              ["Aldren Harbour and Hannah Greer", "Shipping"], max_tokens=100)
     assert wr.render(checker).splitlines()[0] == "**Aldren Harbour and Hannah Greer**"
-    assert not wr._echoes_request("What the evidence of the harbour tells")
+    assert not checked._echoes_request("What the evidence of the harbour tells")
 
 
 def test_a_heading_that_says_the_requests_words_or_relates_alternatives_is_not_shown():

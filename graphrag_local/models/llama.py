@@ -298,7 +298,7 @@ class LlamaChatModel:
 
     def reread(self, messages: list[Message], text: str) -> list[float]:
         """The log-probability the model gives each token of `text` as its reply to
-        `messages` (`written.REREAD_TOKENS`: how a written line reads to the writer)."""
+        `messages` (`checked.REREAD_TOKENS`: how a written line reads to the writer)."""
         tokens, _stop = self._tokens(messages)
         ids = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
         if not ids or len(tokens) + len(ids) > self.n_ctx:

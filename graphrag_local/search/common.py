@@ -275,7 +275,7 @@ class IndexData:
     def cased(self) -> dict[str, str]:
         """An entity's name by its name or alias, case-folded (`alias_of`), where the name
         is not written all in capitals: a written line's "KEVIN SCOTT" (a transcript's
-        speaker label) is shown as "Kevin Scott" (`written.recased`)."""
+        speaker label) is shown as "Kevin Scott" (`checked.recased`)."""
         out = dict(self.alias_of)
         out.update({name.casefold(): name for name in self.entities})  # a name over an alias
         return {form: name for form, name in out.items() if name.upper() != name}

@@ -21,7 +21,7 @@ another whose search chooses a topic's same evidence, reads the reply back inste
 writing (LazyGraphRAG's way: only what a question reaches is written, once). A kept reply
 carries, for each line, the count of its tokens the writer gives under `REREAD_P` when it
 reads the line again beside the sentence it cites first (`reread_reply`, `REREAD_MARK`),
-so a cached answer is checked without the writer (`written.REREAD_TOKENS`).
+so a cached answer is checked without the writer (`checked.REREAD_TOKENS`).
 
 What it deliberately does not do: decide whether a line stands (`line_checks.py`,
 `written.py`), or choose the evidence."""
@@ -77,7 +77,7 @@ SENTENCE_CHARS = 240  # a written sentence's characters at most (the grammar's b
 UNLIKELY = re.compile(re.escape(UNLIKELY_MARK) + r"(\d+(?:,\d+)*)$")  # `decode.annotated`
 # a line read again by the writer beside the sentence it cites first, asked only to say
 # what that sentence tells: the count of its tokens (but its first) the writer then gives
-# under `REREAD_P` is kept with the reply (what it decides: `written.REREAD_TOKENS`)
+# under `REREAD_P` is kept with the reply (what it decides: `checked.REREAD_TOKENS`)
 REREAD_PROMPT = "Say what this sentence tells, shorter and in your own words:\n{source}"
 REREAD_P = 0.01
 REREAD_MARK = " ≈"
