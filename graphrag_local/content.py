@@ -19,6 +19,7 @@ from .errors import ConfigError
 from .language.amounts import asks_amount
 from .language.reasons import asks_why
 from .language.who import asks_name
+from .language.whole import asks_of_whole
 from .schema import Chunk, ChunkExtraction, Sentence, Source
 from .search import extractive as ex
 from .search.common import SearchResult, followup_text
@@ -90,6 +91,7 @@ class Extractive(ContentMode):
                          (lambda: session.writer) if session.writer_name else None,
                          session.written_cache if session.writer_name else None, plain)
         asked = followup_text(question, history)
+        whole = asks_of_whole(asked)  # "What are the main themes?": focus 0, not measured
         q = session.vector(asked)
         sentences = session.sentences
         if s.lexical == "fuse":  # issue 17: every method below ranks sentences by BM25 too
@@ -123,11 +125,12 @@ class Extractive(ContentMode):
             lv = session.resolve_level(level)
             scored, tests, trace, focus = select_communities(
                 data, sentences, q, lv, test=session.relevance_test(question),
-                budget=s.selection_tests, max_members=session.settings.graph.max_cluster_size)
+                budget=s.selection_tests, max_members=session.settings.graph.max_cluster_size,
+                whole=whole)
         selection = themes.choose_themes(
             scored, sentences, max_themes=s.themes, quotes_per_theme=s.theme_quotes,
             max_words=s.answer_words, focus=focus,
-            margin=themes.peak_margin(sentences, q))
+            margin=themes.peak_margin(sentences, q), whole=whole)
         if session.writer_name and max(selection.focus, selection.selective) < written.REPORTED:
             # a collection-wide question: each topic is written as its group's report,
             # from evidence that does not depend on the question (read from the cache by

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from graphrag_local.language.amounts import asks_amount
+from graphrag_local.language.whole import asks_of_whole
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search.common import IndexData
 from graphrag_local.search.evidence import SentenceIndex
@@ -537,3 +538,37 @@ def test_a_question_no_sentence_matches_closely_but_that_tells_groups_apart_rank
     lifted = score_groups(groups, when, flat)
     assert max(x.relevance for x in lifted[:relevant]) > max(x.relevance for x in lifted[relevant:])
     assert selectivity(lifted) == 0.0
+
+
+def test_a_question_asking_of_the_whole_collection_is_not_measured_for_focus_or_selectivity():
+    """Over the podcast transcripts "What are the main themes?" led with a guest's talk of
+    science fiction's themes (selectivity 0.97: seven episodes cited of ten) and "... of
+    these podcasts?" with the episodes' sign-offs; over 24 Wikipedia articles "... of these
+    documents?" with three groups (0.75). A question made only of what asks of the whole
+    (`language.whole`) is answered by the groups' weight, as an unfocused one is; one that
+    also names something is measured as before."""
+    for q in ["What are the main themes?", "What are the main themes of these podcasts?",
+              "What is this book about?", "Summarize these documents.",
+              "Quels sont les thèmes principaux de ces documents ?",
+              "¿Cuáles son los temas principales de estos documentos?",
+              "Was sind die Hauptthemen dieser Dokumente?",
+              "Каковы основные темы этих документов?",
+              "这些文档的主要主题是什么？", "これらの文書の主なテーマは何ですか？"]:
+        assert asks_of_whole(q), q
+    for q in ["Which documents are about music or film?",
+              "Who and what troubles the characters in these stories?",
+              "What are the main themes of the podcasts on AI?",
+              "What recurring topics do tech leaders emphasize in their discussions?"]:
+        assert not asks_of_whole(q), q
+    relevant, others = 3, 21
+    s = selective_index(relevant, others)
+    groups = [Group(f"g{i}", f"g{i}", None, np.array([i]), 1.0 if i < relevant else 3.0,
+                    members=frozenset({f"P{i}"})) for i in range(relevant + others)]
+    asked = np.zeros(relevant + others + 2, dtype=np.float32)
+    asked[0], asked[-1] = 0.15, 1.0
+    scored = score_groups(groups, s, asked)
+    assert selectivity(scored) == 1.0  # its frame words near three groups
+    sel = choose_themes(scored, s, max_themes=5, quotes_per_theme=1, max_words=500,
+                        focus=0.9, whole=True)
+    assert sel.focus == 0.0 and sel.selective == 0.0
+    assert not {"g0", "g1", "g2"} & {t.group.key for t in sel.themes}  # by weight

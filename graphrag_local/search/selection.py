@@ -45,11 +45,13 @@ def level_groups(data: IndexData, sentences: SentenceIndex, level: int) -> list[
 def select_communities(
     data: IndexData, sentences: SentenceIndex, q: np.ndarray, level: int | None, *,
     test: RelevanceTest | None, budget: int, max_members: int = 10**9,
+    whole: bool = False,
 ) -> tuple[list[Scored], int, list[str], float | None]:
     """The communities to answer from, scored: a level's (`level` given) or those dynamic
     selection reaches (`level` None), a community larger than `max_members` that the build
-    could not split reached through its threads (`extractive.threads`). Returns (scored,
-    tests spent, trace, focus or None)."""
+    could not split reached through its threads (`extractive.threads`); `whole`: the
+    question asks of the whole collection (`language.whole`: focus 0, not measured).
+    Returns (scored, tests spent, trace, focus or None)."""
     if level is not None:
         return score_groups(level_groups(data, sentences, level), sentences, q), 0, [], None
     roots = level_groups(data, sentences, min(data.levels))
@@ -61,4 +63,5 @@ def select_communities(
         return subs
 
     return select_dynamic(roots, children, sentences, q, test or embedding_test(),
-                          budget=budget, splits=lambda g: len(g.members or ()) > max_members)
+                          budget=budget, splits=lambda g: len(g.members or ()) > max_members,
+                          focus=0.0 if whole else None)

@@ -171,14 +171,16 @@ def selectivity(scored: list[Scored]) -> float:
     groups (the film, the album, the songwriter) lead the median by 0.22. Measured with
     all-MiniLM-L6-v2 on the question as answered (lexical fuse), without the lifts of a
     question asking for a name or an amount, as focus is (`Scored.plain`; lifted, a "which"
-    question's groups could lead by the lift alone): "main themes" or "main
-    topics" 0.09-0.11 (Carol, those articles; the 12 stories and the sample have too few
-    groups), "which organisations are described?" 0.13, "which politicians appear?"
-    0.15, "which people are athletes, and what did they win?" 0.18; the podcast's "Do any
+    question's groups could lead by the lift alone): "which organisations are
+    described?" 0.13, "which politicians appear?" 0.15, "which people are athletes, and
+    what did they win?" 0.18; the podcast's "Do any
     guests frequently mention specific companies or startups ...?" 0.19, "Which areas of
     technology development ...?" 0.27. Such a question's groups and their sentences are
     ranked by relevance that much (`choose_themes`), and a document the answer does not
-    cite yet counts for less where its group says little of what is asked."""
+    cite yet counts for less where its group says little of what is asked. A question
+    asking only of the whole collection ("What are the main themes?") is not measured
+    (`language.whole`): its frame words lead too (over the podcasts "What are the main
+    themes?" by 0.20, a guest's talk of science fiction's themes first)."""
     if len(scored) < SELECTIVE_GROUPS:
         return 0.0
     rel = np.sort(np.array([s.plain for s in scored], dtype=np.float64))[::-1]
@@ -222,14 +224,18 @@ def choose_themes(
     focus: float | None = None,
     margin: float = PEAK_MARGIN,
     heading_words: Callable[[Group], int] = lambda g: word_count(g.title),
+    whole: bool = False,
 ) -> Selection:
     """Themes for the answer, best first, with their sentences (`margin`: the question's
-    `peak_margin`)."""
+    `peak_margin`; `whole`: the question asks of the whole collection, `language.whole`,
+    so neither focus nor selectivity is measured: both are 0)."""
     if not scored:
         return Selection([], 0.0, 0)
+    if whole:
+        focus = 0.0
     if focus is None:
         focus = focus_of(max(s.peak for s in scored))
-    selective = selectivity(scored)
+    selective = 0.0 if whole else selectivity(scored)
     ranks = max(focus, selective)  # how much relevance ranks groups and their sentences
     rel = _norm([s.relevance for s in scored])
     top_weight = max(s.group.weight for s in scored) or 1.0
@@ -416,17 +422,20 @@ def select_dynamic(
     *,
     budget: int,
     splits: Callable[[Group], bool] = lambda g: False,
+    focus: float | None = None,
 ) -> tuple[list[Scored], int, list[str], float]:
     """microsoft/graphrag's dynamic community selection: test the root communities, then
     descend into the most relevant (or, for a collection-wide question, the heaviest) of
     the relevant ones, replacing a community by its relevant sub-communities, until the
     budget of tests is spent. Returns the communities to answer from, tests spent, a
-    trace, and the focus."""
+    trace, and the focus (`focus`, where given, is the question's, not measured: 0 for one
+    asking of the whole collection, `language.whole`)."""
     frontier = score_groups(roots, sentences, q)
     tests = len(frontier)
     if not frontier:
         return [], 0, [], 0.0
-    focus = focus_of(max(s.peak for s in frontier))
+    if focus is None:
+        focus = focus_of(max(s.peak for s in frontier))
     bar = Bar.of(frontier, margin=peak_margin(sentences, q))
     keep = test(frontier, bar, focus)
     trace = [f"root: {sum(keep)} of {len(frontier)} relevant (focus {focus:.2f})"]
