@@ -4,11 +4,10 @@ length cut; `shown` decides: a heading whose every number and every word of the 
 entity names is said by what its topic cites (or its title, or the question; a demonym
 or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
 said (or says a name in a form its text never writes, `_name_form`) is cut before that
-name, and shown if two words or more are left; one that only
-restates the question, loops, speaks in the first person, says the request's words
-(`echoes`), relates names its text gives as alternatives ("MIT and Caltech Compete with
-Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or repeats an earlier
-heading is not. A name is shown as the text writes it (`recased`). The caller falls back
+name, and shown if two words or more are left; one that only restates the question,
+loops, speaks in the first person, says the request's words (`echoes`), relates names
+its text gives as alternatives ("MIT and Caltech Compete with Stanford" of "MIT or
+Caltech or ... Stanford": `support.misrelated`) or repeats an earlier heading is not. A name is shown as the text writes it (`recased`). The caller falls back
 (`written._Checker.heading_of`): over written lines, to the community's title; over a
 quote, to the topic's entities the quote names, else the title.
 
@@ -152,7 +151,9 @@ def unnamed(heading: str, given: str, name_words: frozenset[str]) -> str | None:
     return None
 
 
-FORM_STEM = 5  # letters a name's word and another form of it share at least ("Chine" of "China" is French, not a garble)
+# letters a name's word and another form of it share at least ("Chine" of "China", four,
+# is French, not a garble)
+FORM_STEM = 5
 
 
 def _name_form(word: str, name_words: frozenset[str]) -> bool:

@@ -173,9 +173,8 @@ def selectivity(scored: list[Scored]) -> float:
     question asking for a name or an amount, as focus is (`Scored.plain`; lifted, a "which"
     question's groups could lead by the lift alone): "which organisations are
     described?" 0.13, "which politicians appear?" 0.15, "which people are athletes, and
-    what did they win?" 0.18; the podcast's "Do any
-    guests frequently mention specific companies or startups ...?" 0.19, "Which areas of
-    technology development ...?" 0.27. Such a question's groups and their sentences are
+    what did they win?" 0.18; the podcast's "Do any guests frequently mention specific
+    companies or startups ...?" 0.19, "Which areas of technology development ...?" 0.27. Such a question's groups and their sentences are
     ranked by relevance that much (`choose_themes`), and a document the answer does not
     cite yet counts for less where its group says little of what is asked. A question
     asking only of the whole collection ("What are the main themes?") is not measured
