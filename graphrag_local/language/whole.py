@@ -35,7 +35,7 @@ overview gist content contents
 do does did discuss discussed discusses cover covered covers talk talked talks deal dealt
 deals with address addressed addresses mention mentioned say said tell told describe
 described
-collection corpus archive dataset data set sources source
+collection corpus archive dataset
 document documents text texts file files book books novel novels story stories tale tales
 chapter chapters article articles paper papers report reports note notes page pages letter
 letters email emails podcast podcasts episode episodes conversation conversations interview
