@@ -2,26 +2,27 @@
 the evidence it cites before anyone sees it; `written.py` shows what stood.
 
 A line is written as `replies.py` asks (bound to one given sentence's words, kept from
-copying by the decoder's guard). A line the word limit cut, or a garble (`line_checks.verdict`: it loops, says a name twice or a
-word twice in a row, stops inside a phrase of what it cites or on a verb that needs more,
-leaves a word out of a phrase, capitalises a common word where a name was, only names
-something or names nothing and says too little to stand alone, cuts a name short), or,
-in a focused answer, says none of the question's words its evidence says (`line_checks.asked_about`), is
-dropped; so is a bound line made of the sentence an earlier kept line was made of (it
-retells it: `LineChecker._retold`), and one that took
-`UNLIKELY_TOKENS` tokens the writer itself gave under 1% (the decoder marks them in its
-reply, `models/decode.annotated`): kept by the grammar or the copy guard from what it
-meant to write, the 1.5B wrote on regardless ("... growing strong and his hearty"); or
-one such token where it went back in its sentence for a word (`garbles.jumps_back`: "...
-to tarry for just now desired" of "... as to the end just now desired, until besought by
-Scrooge to tarry for a moment"); and one that reads as garbled to the writer itself, read
-again beside the sentence it cites first (`REREAD_TOKENS` tokens it then gives under 1%,
-counted once as the reply is written and kept with it: "The Spirits of all Three shall
-strive to within me.", written with no unlikely token). A streamed reply (a focused
-answer's few lines) is read again, not marked: marked, the sample corpus's 174 lead lines of
-`eval facts` kept 66 instead of 94, and 10 of the 15 distinct lines the marks dropped were
-true ("Tobias Renn is the chief engineer of Aldren Water Trust.", its unlikely tokens where
-the copy guard kept it from copying "of the Aldren Water Trust").
+copying by the decoder's guard). A line the word limit cut, or a garble
+(`line_checks.verdict`: it loops, says a name twice or a word twice in a row, stops inside a
+phrase of what it cites or on a verb that needs more, leaves a word out of a phrase,
+capitalises a common word where a name was, only names something or names nothing and says
+too little to stand alone, cuts a name short), or, in a focused answer, says none of the
+question's words its evidence says (`line_checks.asked_about`), is dropped; so is a bound
+line made of the sentence an earlier kept line was made of (it retells it:
+`LineChecker._retold`), and one that took `UNLIKELY_TOKENS` tokens the writer itself gave
+under 1% (the decoder marks them in its reply, `models/decode.annotated`): kept by the
+grammar or the copy guard from what it meant to write, the 1.5B wrote on regardless ("...
+growing strong and his hearty"); or one such token where it went back in its sentence for a
+word (`garbles.jumps_back`: "... to tarry for just now desired" of "... as to the end just
+now desired, until besought by Scrooge to tarry for a moment"); and one that reads as
+garbled to the writer itself, read again beside the sentence it cites first (`REREAD_TOKENS`
+tokens it then gives under 1%, counted once as the reply is written and kept with it: "The
+Spirits of all Three shall strive to within me.", written with no unlikely token). A
+streamed reply (a focused answer's few lines) is read again, not marked: marked, the sample
+corpus's 174 lead lines of `eval facts` kept 66 instead of 94, and 10 of the 15 distinct
+lines the marks dropped were true ("Tobias Renn is the chief engineer of Aldren Water
+Trust.", its unlikely tokens where the copy guard kept it from copying "of the Aldren Water
+Trust").
 
 A kept line shows a name it copied in capitals (a transcript's speaker label, "KEVIN
 SCOTT") as the index writes the entity, "Kevin Scott" (`recased`); one in the first person

@@ -1,15 +1,15 @@
-"""A written topic's heading (`written.py`): the writer words it, and it is shown if it
-names a topic in words its evidence bears out. `trimmed` mends a heading the grammar's
-length cut; `shown` decides: a heading whose every number and every word of the index's
-entity names is said by what its topic cites (or its title, or the question; a demonym
-or plural of a name said counts: "Chinese" for "China") is shown; one naming what is not
-said (or says a name in a form its text never writes, `_name_form`) is cut before that
-name, and shown if two words or more are left; one that only restates the question,
-loops, speaks in the first person, says the request's words (`echoes`), relates names
-its text gives as alternatives ("MIT and Caltech Compete with Stanford" of "MIT or
-Caltech or ... Stanford": `support.misrelated`) or repeats an earlier heading is not. A name is shown as the text writes it (`recased`). The caller falls back
-(`written._Checker.heading_of`): over written lines, to the community's title; over a
-quote, to the topic's entities the quote names, else the title.
+"""A written topic's heading (`written.py`): the writer words it, and it is shown if it names a
+topic in words its evidence bears out. `trimmed` mends a heading the grammar's length cut;
+`shown` decides: a heading whose every number and every word of the index's entity names is
+said by what its topic cites (or its title, or the question; a demonym or plural of a name
+said counts: "Chinese" for "China") is shown; one naming what is not said (or says a name in
+a form its text never writes, `_name_form`) is cut before that name, and shown if two words
+or more are left; one that only restates the question, loops, speaks in the first person,
+says the request's words (`echoes`), relates names its text gives as alternatives ("MIT and
+Caltech Compete with Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or
+repeats an earlier heading is not. A name is shown as the text writes it (`recased`). The
+caller falls back (`written._Checker.heading_of`): over written lines, to the community's
+title; over a quote, to the topic's entities the quote names, else the title.
 
 Over a topic shown quoted (one sentence of its evidence) an English heading must also
 say, in half its content words, what that sentence says (`fits`). A heading made only of

@@ -162,22 +162,22 @@ def focus_of(peak: float) -> float:
 
 
 def selectivity(scored: list[Scored]) -> float:
-    """0 .. 1: how far a question tells the groups apart though no sentence may match it
-    closely: the mean relevance of its three most relevant groups above the median
-    group's (`SELECTIVE_LOW` to `SELECTIVE_HIGH`), where there are `SELECTIVE_GROUPS` or
-    more. "Which documents are about music or film?" over 24 Wikipedia articles (the
-    first of Re-DocRED's dev set) has no sentence near it (focus 0), so the heaviest
-    groups answered it, a trade agreement and Casanova's lover first; its three best
-    groups (the film, the album, the songwriter) lead the median by 0.22. Measured with
-    all-MiniLM-L6-v2 on the question as answered (lexical fuse), without the lifts of a
-    question asking for a name or an amount, as focus is (`Scored.plain`; lifted, a "which"
-    question's groups could lead by the lift alone): "which organisations are
-    described?" 0.13, "which politicians appear?" 0.15, "which people are athletes, and
-    what did they win?" 0.18; the podcast's "Do any guests frequently mention specific
-    companies or startups ...?" 0.19, "Which areas of technology development ...?" 0.27. Such a question's groups and their sentences are
-    ranked by relevance that much (`choose_themes`), and a document the answer does not
-    cite yet counts for less where its group says little of what is asked. A question
-    asking only of the whole collection ("What are the main themes?") is not measured
+    """0 .. 1: how far a question tells the groups apart though no sentence may match it closely:
+    the mean relevance of its three most relevant groups above the median group's
+    (`SELECTIVE_LOW` to `SELECTIVE_HIGH`), where there are `SELECTIVE_GROUPS` or more.
+    "Which documents are about music or film?" over 24 Wikipedia articles (the first of
+    Re-DocRED's dev set) has no sentence near it (focus 0), so the heaviest groups answered
+    it, a trade agreement and Casanova's lover first; its three best groups (the film, the
+    album, the songwriter) lead the median by 0.22. Measured with all-MiniLM-L6-v2 on the
+    question as answered (lexical fuse), without the lifts of a question asking for a name
+    or an amount, as focus is (`Scored.plain`; lifted, a "which" question's groups could
+    lead by the lift alone): "which organisations are described?" 0.13, "which politicians
+    appear?" 0.15, "which people are athletes, and what did they win?" 0.18; the podcast's
+    "Do any guests frequently mention specific companies or startups ...?" 0.19, "Which
+    areas of technology development ...?" 0.27. Such a question's groups and their sentences
+    are ranked by relevance that much (`choose_themes`), and a document the answer does not
+    cite yet counts for less where its group says little of what is asked. A question asking
+    only of the whole collection ("What are the main themes?") is not measured
     (`language.whole`): its frame words lead too (over the podcasts "What are the main
     themes?" by 0.20, a guest's talk of science fiction's themes first)."""
     if len(scored) < SELECTIVE_GROUPS:
