@@ -1845,3 +1845,21 @@ def test_a_line_cut_between_two_words_of_a_phrase_is_dropped():
     assert not garbles.cut_short("Scrooge saw the Ghost of Christmas Present.",
                                  ["Scrooge saw that the Ghost of Christmas Present rose."])
     assert not garbles.cut_short("Bob raised his hand.", ["Bob raised his hand to his face."])
+
+
+def test_a_word_of_a_cited_phrase_turned_into_a_function_word_is_dropped():
+    """"it was a did thing between him" of "it was a done thing between him": kept off the
+    source's word by the copy guard, the 1.5B took one the grammar always allows; the words
+    around it are the source's. A word of direction for an adverb ("going out" of "going
+    forth") and a contraction's piece ("I am" of "I'm") are no such swap."""
+    done = ("My opinion is, that it was a done thing between him and Scrooge's nephew; and "
+            "that the Ghost of Christmas Present knew it.")
+    line = "My opinion is that it was a did thing between him and Scrooge's nephew."
+    assert garbles.swapped(line, [done]) == "done' into 'did"
+    assert garbles.swapped("My opinion is that it was a done thing between him.", [done]) == ""
+    forth = "David came just as the host was going forth to the fight, shouting for the battle."
+    assert garbles.swapped("The host was going out to the fight.", [forth]) == ""
+    assert garbles.swapped("I think I am exploring with my collaborators.",
+                           ["I think I'm exploring with my collaborators now."]) == ""
+    ok, reason = lc.verdict(line, [done])
+    assert not ok and reason == "turns 'done' into 'did' of a phrase it cites (garbled)"
