@@ -774,7 +774,8 @@ def swapped(sentence: str, sources: list[str]) -> str:
         said = [w.lower() for w in _WORD.findall(source)]
         around: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
         for j in range(n, len(said) - n):  # each word of the source by the words around it
-            around.setdefault((tuple(said[j - n:j]), tuple(said[j + 1:j + 1 + n])), []).append(said[j])
+            key = (tuple(said[j - n:j]), tuple(said[j + 1:j + 1 + n]))
+            around.setdefault(key, []).append(said[j])
         for i in range(n, len(words) - n):
             word = words[i]
             if word not in FUNCTION_WORDS or word in _PARTICLES:
