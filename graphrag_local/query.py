@@ -16,6 +16,7 @@ import numpy as np
 
 from .content import METHODS, content_mode
 from .errors import ConfigError, IndexStateError, InputError, StoreError
+from .language.often import asked_often
 from .models import ChatModel, OnText
 from .models.embed import EMBEDDER_NAME, Embedder
 from .prompts import Prompts
@@ -33,6 +34,7 @@ from .schema import (
     relationship_from_row,
     report_from_row,
 )
+from .search import tally
 from .search.common import IndexData, Report, SearchResult
 from .search.evidence import SentenceIndex, settled
 from .settings import Settings
@@ -425,6 +427,15 @@ class Session:
         return count, requests
 
     # -- asking -------------------------------------------------------------------------
+    def _tally(self, question: str):
+        """A question asking how often something comes up (`language/often.py`): its
+        count by document as shown, the passages it quotes and the count; else None."""
+        topic = asked_often(question)
+        if not topic:
+            return None
+        counted = tally.count(self.sentences, self.vector(topic), topic)
+        return (*tally.shown(counted, self.data, self.sentences), counted)
+
     def ask(
         self,
         question: str,
@@ -446,7 +457,14 @@ class Session:
                               "writes the answers (ask without --writer)")
         loaded = dict(self.load_seconds)
         lead = self.settings.query.lead if lead is None else lead
+        counted = self._tally(question)  # "How often ...?": a count first, streamed at once
+        if counted is not None and on_text is not None:
+            on_text(counted[0] + "\n\n")
         result = self.mode.answer(self, method, question, level, history or [], on_text, lead)
+        if counted is not None:
+            if result.no_answer and on_text is not None:  # (not streamed: shown now)
+                on_text(result.answer)
+            tally.prefixed(result, *counted, self.data)
         if (opened := getattr(self._writer, "opened_seconds", None)) is not None:
             self.load_seconds.setdefault("writer", opened)
         for what, seconds in self.load_seconds.items():
@@ -478,5 +496,6 @@ def result_dict(result: SearchResult, model_name: str = "") -> dict[str, Any]:
         "timings": result.timings,
         "model": model_name,
         "written": result.written,
+        "tally": result.tally,
     }
 

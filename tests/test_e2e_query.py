@@ -99,6 +99,35 @@ def test_global_search_lists_the_themes_of_the_whole_corpus(answers, e2e):
     assert len(result.answer.split()) <= 400
 
 
+def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2e):
+    """"How often does the Lantern Festival come up?": before its themes, how many sentences
+    name the festival or are near it (the real embedder), in which documents, each quoted
+    and cited; streamed first. A topic the documents never speak of is said to be so."""
+    session = api.open_session(e2e["index"])
+    try:
+        streamed: list[str] = []
+        result = session.ask("How often does the Lantern Festival come up?", on_text=streamed.append)
+        never = session.ask("How often is football mentioned?", method="ts")
+    finally:
+        session.close()
+    assert result.answer.startswith('**How often "Lantern Festival" comes up, and where**')
+    assert streamed[0].startswith('**How often "Lantern Festival" comes up')
+    counts = result.tally["by_document"]
+    assert counts[0]["document"] == "05_lantern_festival.md" and counts[0]["passages"] >= 5
+    assert result.tally["passages"] == sum(c["passages"] for c in counts)
+    count_part = result.answer.split("\n\n")[0]
+    refs = {r for line in count_part.splitlines() if line.startswith("- ")
+            for r in line.rsplit("[", 1)[1].rstrip("]").split(", ")}
+    chunks = {c["id"]: c for c in e2e["tables"]["chunks"]}
+    docs = {d["id"]: d["path"] for d in e2e["tables"]["documents"]}
+    by_ref = {c.ref: c for c in result.citations if c.cited}
+    assert refs and refs <= set(by_ref)
+    assert docs[chunks[by_ref[sorted(refs)[0]].id]["document_id"]] == "05_lantern_festival.md"
+    assert "**" in result.answer.split("\n\n", 1)[1]  # the themes follow
+    assert never.tally["passages"] == 0
+    assert "No sentence of the" in never.answer and "The nearest" in never.answer
+
+
 def test_drift_follows_up_the_primer_reports_with_local_evidence(answers):
     result, _ = answers["drift"]
     follow = [c for c in result.citations if c.kind == "entity"]

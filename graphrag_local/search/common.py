@@ -75,6 +75,8 @@ class SearchResult:
     # a written answer (`written.py`): the writer, and its sentences kept and dropped by
     # the support check; empty for a quoted or an abstractive answer
     written: dict = field(default_factory=dict)
+    # a question asking how often (`search/tally.py`): what was counted, by document
+    tally: dict = field(default_factory=dict)
 
 
 def truncate_tokens(text: str, budget: int, count: Count) -> str:

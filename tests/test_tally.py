@@ -1,0 +1,118 @@
+"""Questions asking how often something comes up: what they ask of (`language/often.py`),
+and the count of the passages about it by document (`search/tally.py`), on a small index
+whose sentence vectors are set by hand."""
+
+import numpy as np
+import pytest
+
+from graphrag_local.language.often import asked_often
+from graphrag_local.schema import Chunk, Document
+from graphrag_local.search import tally
+from graphrag_local.search.common import IndexData, SearchResult
+from graphrag_local.search.evidence import SentenceIndex
+
+pytestmark = pytest.mark.fast
+
+
+@pytest.mark.parametrize("question,topic", [
+    # the paper's podcast questions
+    ("How frequently do discussions about artificial intelligence arise compared to other "
+     "topics?", "artificial intelligence"),
+    ("Which guests speak the most about educational technology?", "educational technology"),
+    ("What are the most frequently mentioned challenges in the tech industry?",
+     "challenges in the tech industry"),
+    ("Do any guests frequently mention specific companies or startups during their "
+     "interviews?", "companies or startups"),
+    ("How often is the topic of user data security broached in conversations?",
+     "user data security"),
+    ("How often do guests mention collaboration with other companies or industry rivals?",
+     "collaboration with other companies or industry rivals"),
+    ("How often is the issue of funding presented as a critical concern in technological "
+     "advancement?", "funding"),
+    ("What barriers to growth do leaders frequently mention and how do they propose "
+     "overcoming them?", "barriers to growth"),
+    ("How often do members of the council mention flooding?", "flooding"),
+    ("How often does the Lantern Festival come up?", "Lantern Festival"),
+    ("How frequently is Marley mentioned?", "Marley"),
+    ("Which documents talk the most about the dredging?", "dredging"),
+    # not asked how often
+    ("What are the main themes of the story?", ""),
+    ("What are the most important themes?", ""),
+    ("What personal anecdotes or stories do tech leaders often share?", ""),
+    ("Who talks most?", ""),
+    ("Wie oft wird das Festival erwähnt?", ""),  # English only: the embedder reads English
+])
+def test_what_a_question_asks_how_often_of(question, topic):
+    assert asked_often(question) == topic
+
+
+SENTENCES = [  # (document, nearness to the topic, text)
+    ("d1", 0.80, "The festival brought the whole town to the harbour."),
+    ("d1", 0.60, "Lanterns for the festival were made by every school."),
+    ("d1", 0.10, "The council met on Tuesday about the roads."),
+    ("d2", 0.50, "The painter showed a mural at the festival in August."),
+    ("d2", 0.95, "Festival!"),  # too short to say anything of it
+    ("d3", 0.20, "Boats were repaired in the winter yard."),
+    ("d3", 0.90, "# The Festival"),  # a heading: not a passage about it
+    ("d3", 0.30, "They said that the festival ran late."),  # named, though not near
+]
+
+
+def index(sentences=SENTENCES) -> SentenceIndex:
+    docs = sorted({d for d, *_ in sentences})
+    texts = {d: " ".join(t for dd, _x, t in sentences if dd == d) for d in docs}
+    chunks = {f"k{d}": Chunk(f"k{d}", d, f"{d}.txt", 0, 0, 10, 10, texts[d]) for d in docs}
+    rows, at = [], {d: 0 for d in docs}
+    for d, _x, text in sentences:
+        rows.append({"chunk_id": f"k{d}", "start": at[d], "end": at[d] + len(text),
+                     "entities": []})
+        at[d] += len(text) + 1
+    # unit vectors whose first coordinate is the nearness to the topic (1, 0, 0)
+    matrix = np.asarray([[x, np.sqrt(1 - x * x), 0.0] for _d, x, _t in sentences], np.float32)
+    documents = {d: Document(d, f"{d}_notes.txt", f"{d}_notes", "", "utf-8") for d in docs}
+    data = IndexData(entities={}, relationships=[], claims=[], chunks=chunks, reports=[],
+                     communities=[], documents=documents)
+    return SentenceIndex(rows, matrix, data)
+
+
+TOPIC = np.asarray([1.0, 0.0, 0.0], np.float32)
+
+
+def test_the_passages_near_the_topic_are_counted_by_document_most_first():
+    s = index()
+    t = tally.count(s, TOPIC, "the festival")
+    assert t.passages == 4 and t.documents == 3
+    assert [(c.document, c.passages) for c in t.counts] == [("d1", 2), ("d2", 1), ("d3", 1)]
+    assert s.text(t.counts[1].nearest).startswith("The painter")  # not "Festival!"
+    text, quotes = tally.shown(t, s._data, s)
+    assert '**How often "the festival" comes up, and where** (quoted)' in text
+    assert "4 sentences about it (naming it, or by the embedder 0.45 or nearer), in 3 of the 3 documents" in text
+    assert "- *d1 notes* (2): The festival brought the whole town to the harbour. [S1]" in text
+    assert [q.text for q in quotes] == ["The festival brought the whole town to the harbour.",
+                                        "The painter showed a mural at the festival in August.",
+                                        "They said that the festival ran late."]
+
+
+def test_where_no_passage_is_near_enough_it_says_so_and_quotes_the_nearest():
+    far = [(d, x * 0.5, t.replace("festival", "fair").replace("Festival", "Fair"))
+           for d, x, t in SENTENCES]  # 0.40 at most, but the short one and the heading
+    s = index(far)
+    t = tally.count(s, TOPIC, "the festival")
+    assert t.passages == 0 and not t.counts
+    text, quotes = tally.shown(t, s._data, s)
+    assert "No sentence of the 3 documents is about it" in text
+    assert "- The nearest (0.40): The fair brought the whole town" in text
+    assert len(quotes) == 1
+
+
+def test_the_count_goes_before_the_answer_and_its_passages_among_the_sources():
+    s = index()
+    t = tally.count(s, TOPIC, "the festival")
+    text, quotes = tally.shown(t, s._data, s)
+    result = SearchResult("How often does the festival come up?", "global", "**Themes**\n- x [S3]",
+                          no_answer=False)
+    tally.prefixed(result, text, quotes, t, s._data)
+    assert result.answer.startswith("**How often") and result.answer.endswith("- x [S3]")
+    assert {c.ref for c in result.citations if c.cited} == {"S1", "S2", "S3"}
+    assert result.tally["by_document"][0] == {"document": "d1_notes.txt", "passages": 2,
+                                              "nearest": 0.8}
