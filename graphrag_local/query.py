@@ -427,14 +427,32 @@ class Session:
         return count, requests
 
     # -- asking -------------------------------------------------------------------------
-    def _tally(self, question: str):
-        """A question asking how often something comes up (`language/often.py`): its
-        count by document as shown, the passages it quotes and the count; else None."""
+    def _counted_first(self, method, question, level, history, on_text, lead) -> SearchResult:
+        """The method's answer; to a question asking how often something comes up
+        (`language/often.py`), after the count of the sentences about it by document
+        (`search/tally.py`), streamed first; where none is about it, the count alone (the
+        method would answer from sentences about something else)."""
         topic = asked_often(question)
         if not topic:
-            return None
+            return self.mode.answer(self, method, question, level, history or [], on_text, lead)
+        started = time.perf_counter()
         counted = tally.count(self.sentences, self.vector(topic), topic)
-        return (*tally.shown(counted, self.data, self.sentences), counted)
+        text, quotes = tally.shown(counted, self.data, self.sentences)
+        first = round(time.perf_counter() - started, 3)
+        if not counted.passages:
+            if on_text is not None:
+                on_text(text)
+            result = SearchResult(question, method, "")
+            result.timings["total_seconds"] = first
+        else:
+            if on_text is not None:
+                on_text(text + "\n\n")
+            result = self.mode.answer(self, method, question, level, history or [], on_text,
+                                      lead)
+            if result.no_answer and on_text is not None:  # (not streamed: shown now)
+                on_text(result.answer)
+        result.timings["first_token_seconds"] = first
+        return tally.prefixed(result, text, quotes, counted, self.data)
 
     def ask(
         self,
@@ -457,14 +475,7 @@ class Session:
                               "writes the answers (ask without --writer)")
         loaded = dict(self.load_seconds)
         lead = self.settings.query.lead if lead is None else lead
-        counted = self._tally(question)  # "How often ...?": a count first, streamed at once
-        if counted is not None and on_text is not None:
-            on_text(counted[0] + "\n\n")
-        result = self.mode.answer(self, method, question, level, history or [], on_text, lead)
-        if counted is not None:
-            if result.no_answer and on_text is not None:  # (not streamed: shown now)
-                on_text(result.answer)
-            tally.prefixed(result, *counted, self.data)
+        result = self._counted_first(method, question, level, history, on_text, lead)
         if (opened := getattr(self._writer, "opened_seconds", None)) is not None:
             self.load_seconds.setdefault("writer", opened)
         for what, seconds in self.load_seconds.items():

@@ -102,7 +102,8 @@ def test_global_search_lists_the_themes_of_the_whole_corpus(answers, e2e):
 def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2e):
     """"How often does the Lantern Festival come up?": before its themes, how many sentences
     name the festival or are near it (the real embedder), in which documents, each quoted
-    and cited; streamed first. A topic the documents never speak of is said to be so."""
+    and cited; streamed first. A topic the documents never speak of is said to be so, and
+    nothing else is answered: the method would answer from sentences about something else."""
     session = api.open_session(e2e["index"])
     try:
         streamed: list[str] = []
@@ -126,6 +127,7 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
     assert "**" in result.answer.split("\n\n", 1)[1]  # the themes follow
     assert never.tally["passages"] == 0
     assert "No sentence of the" in never.answer and "The nearest" in never.answer
+    assert "\n\n" not in never.answer and never.calls == [] and not never.no_answer
 
 
 def test_drift_follows_up_the_primer_reports_with_local_evidence(answers):

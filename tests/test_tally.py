@@ -34,6 +34,7 @@ pytestmark = pytest.mark.fast
     ("How often do members of the council mention flooding?", "flooding"),
     ("How often does the Lantern Festival come up?", "Lantern Festival"),
     ("How frequently is Marley mentioned?", "Marley"),
+    ("How often do foxes appear in these stories?", "foxes"),
     ("Which documents talk the most about the dredging?", "dredging"),
     # not asked how often
     ("What are the main themes of the story?", ""),

@@ -41,7 +41,9 @@ _OPENING = re.compile(r"^\s*(?:what|which)\s+(?P<thing>.+?)\s+(?:do|does|did|are
 _NO_OBJECT = re.compile(r"^\s*(?:when|while|and|in|during|as|\?|$)", re.IGNORECASE)
 # the question's frame after the counted thing
 _FRAME = re.compile(
-    r"\s+(?:(?:arise|arises|arose|come|comes|came)\b|compared\s+(?:to|with)\b"
+    r"\s+(?:(?:arise|arises|arose|come|comes|came|appear|appears|appeared|occur|occurs"
+    r"|occurred|happen|happens|happened|feature|features|featured|show|shows)\b"
+    r"|compared\s+(?:to|with)\b"
     r"|(?:in|during|across|throughout)\s+(?:their|the|these|his|her|our|all)?\s*"
     r"(?:conversations?|discussions?|interviews?|episodes?|documents?|podcasts?|talks?"
     r"|texts?|stories|story|books?|articles?)\b"
