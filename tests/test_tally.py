@@ -94,6 +94,22 @@ def test_the_passages_near_the_topic_are_counted_by_document_most_first():
                                         "They said that the festival ran late."]
 
 
+@pytest.mark.parametrize("topic,text,named", [
+    ("foxes", "At last the old Fox thought out a way.", True),
+    ("kings", "I am going to Madrid, to see the King.", True),
+    ("the cities", "The city slept.", True),
+    ("Lantern Festival", "The lantern festivals of the coast.", True),
+    ("boxes", "The boxer won.", False),
+    ("Lantern Festival", "The lantern was lit for the festival.", False),
+    ("collaboration with other companies or industry rivals", "Rivals collaborate.", False),
+])
+def test_a_sentence_names_a_topic_by_its_words_singular_or_plural(topic, text, named):
+    from graphrag_local.stages.ground import normalise
+
+    pattern = tally.naming(topic)
+    assert bool(pattern and pattern.search(normalise(text))) is named
+
+
 def test_where_no_passage_is_near_enough_it_says_so_and_quotes_the_nearest():
     far = [(d, x * 0.5, t.replace("festival", "fair").replace("Festival", "Fair"))
            for d, x, t in SENTENCES]  # 0.40 at most, but the short one and the heading

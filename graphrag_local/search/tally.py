@@ -2,7 +2,8 @@
 answer to "How often do guests mention funding?" or "Which guests speak the most about
 educational technology?" (`language/often.py` says whether a question asks so, and of what).
 
-A sentence counts when it names its topic ("Lantern Festival", whole words, case aside) or
+A sentence counts when it names its topic ("Lantern Festival", "the old Fox" for "foxes":
+whole words, case, singular and plural aside) or
 the embedder puts it `NEAR` its topic or nearer, and it is a statement (not a heading) of
 `MIN_WORDS` words or more that the documents do not all say (a greeting, a sign-off:
 `SentenceIndex.formulaic`). The answer shows the count: how many sentences, in how many of
@@ -25,6 +26,7 @@ It writes nothing and asks no model."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -32,13 +34,14 @@ import numpy as np
 
 from ..language.messages import QUOTED
 from ..sentences import is_statement, standalone, unlabelled, word_count
-from ..stages.ground import contains, normalise
+from ..stages.ground import normalise
 from .common import IndexData, SearchResult
 from .evidence import SentenceIndex, settled
 from .extractive import Quote, row_quote
 
 NEAR = 0.45  # a passage this near its topic (the embedder's cosine) counts as about it
 MIN_WORDS = 4  # a passage of fewer words says nothing of a topic ("Sustainability.")
+NAMED_WORDS = 4  # a topic of at most so many words counts the sentences naming it (`naming`)
 SHOWN = 5  # documents shown with their count and nearest passage, those holding most
 
 
@@ -72,8 +75,9 @@ def count(sentences: SentenceIndex, vector: np.ndarray, topic: str) -> Tally:
               and word_count(unlabelled(text)) >= MIN_WORDS]
     if not usable:
         return Tally(topic, 0, (), documents, None, 0.0)
-    named = normalise(topic)
-    near = [r for r in usable if sims[r] >= NEAR or contains(normalise(texts[r]), named)]
+    named = naming(topic)
+    near = [r for r in usable
+            if sims[r] >= NEAR or (named is not None and named.search(normalise(texts[r])))]
     by_doc: dict[str, list[int]] = {}
     for r in near:
         by_doc.setdefault(sentences.document[r], []).append(r)
@@ -86,6 +90,33 @@ def count(sentences: SentenceIndex, vector: np.ndarray, topic: str) -> Tally:
         return Tally(topic, len(near), tuple(counts), documents, None, 0.0)
     best = max(usable, key=lambda r: (float(sims[r]), -r))
     return Tally(topic, 0, (), documents, best, round(float(sims[best]), 3))
+
+
+def naming(topic: str) -> re.Pattern | None:
+    """What a sentence that names `topic` says (normalised, whole words), its words in the
+    singular or the plural: "foxes" is named by "the old Fox", "kings" by "the King". None
+    for a topic of more than `NAMED_WORDS` words: a phrase that long is not said so."""
+    words = normalise(topic).split()
+    while words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    if not words or len(words) > NAMED_WORDS:
+        return None
+    return re.compile(r"(?<!\w)" + r"\s+".join(_forms(w) for w in words) + r"(?!\w)")
+
+
+def _forms(word: str) -> str:
+    """A pattern of an English word's singular and plural ("fox", "foxes"; "city", "cities")."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith(("ches", "shes", "xes", "sses", "zes")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 2 and word.endswith("y") and word[-2] not in "aeiou":
+        return re.escape(word[:-1]) + "(?:y|ies)"
+    if word.endswith(("ch", "sh", "x", "ss", "z")):
+        return re.escape(word) + "(?:es)?"
+    return re.escape(word) + "(?:s|es)?"
 
 
 def label(data: IndexData, document: str) -> str:
