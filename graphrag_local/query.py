@@ -16,7 +16,8 @@ import numpy as np
 
 from .content import METHODS, content_mode
 from .errors import ConfigError, IndexStateError, InputError, StoreError
-from .language.often import asked_often
+from .language.messages import question_language
+from .language.often import asked_often, may_ask_often
 from .models import ChatModel, OnText
 from .models.embed import EMBEDDER_NAME, Embedder
 from .prompts import Prompts
@@ -432,12 +433,14 @@ class Session:
         (`language/often.py`), after the count of the sentences about it by document
         (`search/tally.py`), streamed first; where none is about it, the count alone (the
         method would answer from sentences about something else)."""
-        topic = asked_often(question)
+        started = time.perf_counter()
+        language = (question_language(question, self.data.languages)
+                    if may_ask_often(question) else "")
+        topic = asked_often(question, language) if language else ""
         if not topic:
             return self.mode.answer(self, method, question, level, history or [], on_text, lead)
-        started = time.perf_counter()
-        counted = tally.count(self.sentences, self.vector(topic), topic)
-        text, quotes = tally.shown(counted, self.data, self.sentences)
+        counted = tally.count(self.sentences, self.vector(topic), topic, language)
+        text, quotes = tally.shown(counted, self.data, self.sentences, language)
         first = round(time.perf_counter() - started, 3)
         if not counted.passages:
             if on_text is not None:

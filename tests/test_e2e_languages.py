@@ -78,3 +78,18 @@ def test_titles_and_headings_are_in_their_documents_language(mixed):
     headings = [line for line in ru.answer.splitlines() if line.startswith("**")]
     assert any(re.search("[а-яА-Я]", h) for h in headings), ru.answer
     assert not any(" and " in h and re.search("[а-яА-Я]", h) for h in headings), ru.answer
+
+
+def test_a_question_asking_how_often_is_counted_in_its_own_language(mixed):
+    """"Как часто упоминается Савельич?" and "阿Ｑ被提到了多少次？": the sentences naming him,
+    by document, in the question's words (the embedder reads English: elsewhere a sentence
+    counts by naming it, "Савельичу" for "Савельич"), each document's quoted and cited."""
+    ru = ask(mixed, "Как часто упоминается Савельич?", method="global")
+    assert ru.answer.startswith("**Как часто встречается «Савельич» и где** (цитата)")
+    assert [d["document"] for d in ru.tally["by_document"]] == ["dochka.txt"]
+    assert ru.tally["passages"] >= 3
+    zh = ask(mixed, "阿Ｑ被提到了多少次？", method="global")
+    assert zh.answer.startswith("**“阿Ｑ”出现的次数和位置**")
+    assert [d["document"] for d in zh.tally["by_document"]] == ["a_q.txt"]
+    first = zh.answer.split("\n\n")[0].splitlines()[2]
+    assert first.startswith("- *") and "阿Ｑ" in first and first.endswith("]")

@@ -47,6 +47,29 @@ def test_what_a_question_asks_how_often_of(question, topic):
     assert asked_often(question) == topic
 
 
+@pytest.mark.parametrize("question,language,topic", [
+    ("Wie oft wird der Hafen erwähnt?", "de", "Hafen"),
+    ("Welche Dokumente sprechen am meisten über den Hafen?", "de", "Hafen"),
+    ("Was sind die Hauptthemen?", "de", ""),
+    ("Combien de fois le port est-il mentionné ?", "fr", "port"),
+    ("À quelle fréquence parle-t-on de la pêche ?", "fr", "pêche"),
+    ("Quels documents parlent le plus du festival ?", "fr", "festival"),
+    ("Quels sont les thèmes principaux ?", "fr", ""),
+    ("¿Cuántas veces se menciona el puerto?", "es", "puerto"),
+    ("¿Con qué frecuencia se habla de la pesca?", "es", "pesca"),
+    ("Как часто упоминается порт?", "ru", "порт"),
+    ("Как часто говорится о порте?", "ru", "порте"),
+    ("港口被提到了多少次？", "zh", "港口"),
+    ("文档中多常提到港口？", "zh", "港口"),
+    ("这些文档的主要主题是什么？", "zh", ""),
+    ("港は何回言及されていますか？", "ja", "港"),
+    ("これらの文書の主なテーマは何ですか？", "ja", ""),
+    ("How often is the port mentioned?", "it", ""),  # a language without its rules
+])
+def test_what_a_question_in_another_language_asks_how_often_of(question, language, topic):
+    assert asked_often(question, language) == topic
+
+
 SENTENCES = [  # (document, nearness to the topic, text)
     ("d1", 0.80, "The festival brought the whole town to the harbour."),
     ("d1", 0.60, "Lanterns for the festival were made by every school."),
@@ -102,11 +125,17 @@ def test_the_passages_near_the_topic_are_counted_by_document_most_first():
     ("boxes", "The boxer won.", False),
     ("Lantern Festival", "The lantern was lit for the festival.", False),
     ("collaboration with other companies or industry rivals", "Rivals collaborate.", False),
+    ("Hafen|de", "Die Schiffe des Hafens.", True),
+    ("Hafen|de", "Die Hafenmauer.", False),
+    ("порте|ru", "Корабли вошли в гавань порта.", True),
+    ("порт|ru", "Он взял портфель.", False),
+    ("港口|zh", "船停在港口里。", True),
 ])
 def test_a_sentence_names_a_topic_by_its_words_singular_or_plural(topic, text, named):
     from graphrag_local.stages.ground import normalise
 
-    pattern = tally.naming(topic)
+    topic, _, language = topic.partition("|")
+    pattern = tally.naming(topic, language or "en")
     assert bool(pattern and pattern.search(normalise(text))) is named
 
 

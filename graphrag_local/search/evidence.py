@@ -158,6 +158,13 @@ class SentenceIndex:
         chunks = self._data.chunks
         return main_language(chunks[self.sources[r].chunk_id].language for r in rows.tolist())
 
+    def in_english(self) -> np.ndarray:
+        """Which rows are in English (their chunks' language, or none known): the ones the
+        embedder reads."""
+        chunks = self._data.chunks
+        return np.asarray([chunks[s.chunk_id].language in ("en", "") for s in self.sources],
+                          dtype=bool)
+
     def quoted(self, row: int) -> str:
         """The sentence as an answer quotes it: a piece of a long sentence whole."""
         return self._data.quoted(self.sources[row])

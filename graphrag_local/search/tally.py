@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..language.messages import QUOTED
+from ..language.messages import QUOTED, TALLY, said
 from ..sentences import is_statement, standalone, unlabelled, word_count
 from ..stages.ground import normalise
 from .common import IndexData, SearchResult
@@ -63,8 +63,11 @@ class Tally:
     nearness: float  # ... and its nearness
 
 
-def count(sentences: SentenceIndex, vector: np.ndarray, topic: str) -> Tally:
-    """The passages about `topic` (its embedding `vector`), by document."""
+def count(sentences: SentenceIndex, vector: np.ndarray, topic: str, language: str = "en"
+          ) -> Tally:
+    """The sentences about `topic` (its embedding `vector`), by document. Asked in
+    English, a sentence in English counts by its nearness too; in another language, or of
+    a sentence in one, only by naming it (the embedder reads English)."""
     documents = len(set(sentences.document))
     if not len(sentences):
         return Tally(topic, 0, (), 0, None, 0.0)
@@ -75,37 +78,58 @@ def count(sentences: SentenceIndex, vector: np.ndarray, topic: str) -> Tally:
               and word_count(unlabelled(text)) >= MIN_WORDS]
     if not usable:
         return Tally(topic, 0, (), documents, None, 0.0)
-    named = naming(topic)
-    near = [r for r in usable
-            if sims[r] >= NEAR or (named is not None and named.search(normalise(texts[r])))]
+    read = sentences.in_english() if language == "en" else np.zeros(len(sentences), bool)
+    named = naming(topic, language)
+    near = [r for r in usable if (read[r] and sims[r] >= NEAR)
+            or (named is not None and named.search(normalise(texts[r])))]
     by_doc: dict[str, list[int]] = {}
     for r in near:
         by_doc.setdefault(sentences.document[r], []).append(r)
     counts = []
     for doc, rows in by_doc.items():  # quoted: its nearest that stands alone best
-        best = max(rows, key=lambda r: (settled(sims[r] * standalone(texts[r])), -r))
+        best = max(rows, key=lambda r: (
+            settled((sims[r] if read[r] else 1.0) * standalone(texts[r])), -r))
         counts.append(Count(doc, len(rows), best, round(float(sims[best]), 3)))
     counts.sort(key=lambda c: (-c.passages, -c.nearness, c.document))
     if counts:
         return Tally(topic, len(near), tuple(counts), documents, None, 0.0)
-    best = max(usable, key=lambda r: (float(sims[r]), -r))
+    english = [r for r in usable if read[r]]
+    if not english:  # (nearness says nothing of the rest)
+        return Tally(topic, 0, (), documents, None, 0.0)
+    best = max(english, key=lambda r: (float(sims[r]), -r))
     return Tally(topic, 0, (), documents, best, round(float(sims[best]), 3))
 
 
-def naming(topic: str) -> re.Pattern | None:
-    """What a sentence that names `topic` says (normalised, whole words), its words in the
-    singular or the plural: "foxes" is named by "the old Fox", "kings" by "the King". None
-    for a topic of more than `NAMED_WORDS` words: a phrase that long is not said so."""
-    words = normalise(topic).split()
+def naming(topic: str, language: str = "en") -> re.Pattern | None:
+    """What a sentence that names `topic` says (normalised, whole words), its words as
+    `_forms` allows: "foxes" is named by "the old Fox", "kings" by "the King", "Hafen" by
+    "des Hafens", "порт" by "порта". In Chinese and Japanese, the topic anywhere. None for a
+    topic of more than `NAMED_WORDS` words: a phrase that long is not said so."""
+    key = normalise(topic)
+    if language in ("zh", "ja"):
+        return re.compile(re.escape(key)) if key else None
+    words = key.split()
     while words and words[0] in ("the", "a", "an"):
         words = words[1:]
     if not words or len(words) > NAMED_WORDS:
         return None
-    return re.compile(r"(?<!\w)" + r"\s+".join(_forms(w) for w in words) + r"(?!\w)")
+    return re.compile(r"(?<!\w)" + r"\s+".join(_forms(w, language) for w in words) + r"(?!\w)")
 
 
-def _forms(word: str) -> str:
-    """A pattern of an English word's singular and plural ("fox", "foxes"; "city", "cities")."""
+# the endings a word of these languages takes in a sentence naming it (after `_forms`
+# takes off the last vowel of a Russian word): plural and case, no more
+_ENDINGS = {"fr": "(?:s|x|e|es)?", "es": "(?:s|es)?", "de": "(?:e|en|n|s|es|er|ern)?",
+            "ru": r"\w{0,3}"}
+
+
+def _forms(word: str, language: str = "en") -> str:
+    """A pattern of a word's forms: in English its singular and plural ("fox", "foxes";
+    "city", "cities"); in French, Spanish, German and Russian, the word with the endings of
+    `_ENDINGS`; in another language the word itself."""
+    if language != "en":
+        if language == "ru" and len(word) > 3 and word[-1] in "аяоеёиыуюьй":
+            word = word[:-1]
+        return re.escape(word) + _ENDINGS.get(language, "")
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
     elif word.endswith(("ches", "shes", "xes", "sses", "zes")):
@@ -129,22 +153,24 @@ def label(data: IndexData, document: str) -> str:
     return " ".join(stem.replace("_", " ").split())
 
 
-def shown(tally: Tally, data: IndexData, sentences: SentenceIndex) -> tuple[str, list[Quote]]:
-    """The count as the answer shows it (markdown), and the passages it quotes."""
-    quoted = QUOTED["en"]
-    head = f'**How often "{tally.topic}" comes up, and where** ({quoted})'
-    rule = f"naming it, or by the embedder {NEAR:.2f} or nearer"
+def shown(tally: Tally, data: IndexData, sentences: SentenceIndex, language: str = "en"
+          ) -> tuple[str, list[Quote]]:
+    """The count as the answer shows it (markdown, the tool's words in `language`), and the
+    sentences it quotes."""
+    words = said(TALLY, language)
+    head = f"**{words['head'].format(topic=tally.topic)}** ({said(QUOTED, language)})"
+    rule = words["rule"].format(near=f"{NEAR:.2f}") if language == "en" else ""
     if not tally.counts:
-        lines = [head, f"No sentence of the {tally.documents} documents is about it ({rule})."]
+        lines = [head, words["none"].format(documents=tally.documents, rule=rule)]
         if tally.nearest is None:
             return "\n".join(lines), []
         q = row_quote(sentences, data, tally.nearest, tally.nearness)
         below = math.floor(tally.nearness * 100) / 100  # (0.447 is not shown as 0.45)
-        lines.append(f"- The nearest ({below:.2f}): {q.shown} [{', '.join(q.refs)}]")
+        lines.append(f"- {words['nearest']} ({below:.2f}): {q.shown} [{', '.join(q.refs)}]")
         return "\n".join(lines), [q]
-    held = len(tally.counts)
-    lines = [head, f"{tally.passages} sentence{'s' * (tally.passages != 1)} about it ({rule}), "
-                   f"in {held} of the {tally.documents} documents; most in:"]
+    many = words["count"] if tally.passages != 1 else words["one"]
+    lines = [head, many.format(n=tally.passages, rule=rule, held=len(tally.counts),
+                               documents=tally.documents)]
     quotes = []
     for c in tally.counts[:SHOWN]:
         q = row_quote(sentences, data, c.nearest, c.nearness)
@@ -153,8 +179,7 @@ def shown(tally: Tally, data: IndexData, sentences: SentenceIndex) -> tuple[str,
                      f"[{', '.join(q.refs)}]")
     rest = tally.counts[SHOWN:]
     if rest:
-        lines.append(f"({len(rest)} more document{'s' * (len(rest) != 1)}: "
-                     f"{sum(c.passages for c in rest)} sentences)")
+        lines.append(words["more"].format(k=len(rest), m=sum(c.passages for c in rest)))
     return "\n".join(lines), quotes
 
 
