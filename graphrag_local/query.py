@@ -442,7 +442,7 @@ class Session:
         counted = tally.count(self.sentences, self.vector(topic), topic, language)
         text, quotes = tally.shown(counted, self.data, self.sentences, language)
         first = round(time.perf_counter() - started, 3)
-        if not counted.passages:
+        if not counted.sentences:
             if on_text is not None:
                 on_text(text)
             result = SearchResult(question, method, "")

@@ -114,8 +114,8 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
     assert result.answer.startswith('**How often "Lantern Festival" comes up, and where**')
     assert streamed[0].startswith('**How often "Lantern Festival" comes up')
     counts = result.tally["by_document"]
-    assert counts[0]["document"] == "05_lantern_festival.md" and counts[0]["passages"] >= 5
-    assert result.tally["passages"] == sum(c["passages"] for c in counts)
+    assert counts[0]["document"] == "05_lantern_festival.md" and counts[0]["sentences"] >= 5
+    assert result.tally["sentences"] == sum(c["sentences"] for c in counts)
     count_part = result.answer.split("\n\n")[0]
     refs = {r for line in count_part.splitlines() if line.startswith("- ")
             for r in line.rsplit("[", 1)[1].rstrip("]").split(", ")}
@@ -125,7 +125,7 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
     assert refs and refs <= set(by_ref)
     assert docs[chunks[by_ref[sorted(refs)[0]].id]["document_id"]] == "05_lantern_festival.md"
     assert "**" in result.answer.split("\n\n", 1)[1]  # the themes follow
-    assert never.tally["passages"] == 0
+    assert never.tally["sentences"] == 0
     assert "No sentence of the" in never.answer and "The nearest" in never.answer
     assert "\n\n" not in never.answer and never.calls == [] and not never.no_answer
 

@@ -1,5 +1,5 @@
 """Questions asking how often something comes up: what they ask of (`language/often.py`),
-and the count of the passages about it by document (`search/tally.py`), on a small index
+and the count of the sentences about it by document (`search/tally.py`), on a small index
 whose sentence vectors are set by hand."""
 
 import numpy as np
@@ -77,7 +77,7 @@ SENTENCES = [  # (document, nearness to the topic, text)
     ("d2", 0.50, "The painter showed a mural at the festival in August."),
     ("d2", 0.95, "Festival!"),  # too short to say anything of it
     ("d3", 0.20, "Boats were repaired in the winter yard."),
-    ("d3", 0.90, "# The Festival"),  # a heading: not a passage about it
+    ("d3", 0.90, "# The Festival"),  # a heading: not a sentence about it
     ("d3", 0.30, "They said that the festival ran late."),  # named, though not near
 ]
 
@@ -102,11 +102,11 @@ def index(sentences=SENTENCES) -> SentenceIndex:
 TOPIC = np.asarray([1.0, 0.0, 0.0], np.float32)
 
 
-def test_the_passages_near_the_topic_are_counted_by_document_most_first():
+def test_the_sentences_near_the_topic_are_counted_by_document_most_first():
     s = index()
     t = tally.count(s, TOPIC, "the festival")
-    assert t.passages == 4 and t.documents == 3
-    assert [(c.document, c.passages) for c in t.counts] == [("d1", 2), ("d2", 1), ("d3", 1)]
+    assert t.sentences == 4 and t.documents == 3
+    assert [(c.document, c.sentences) for c in t.counts] == [("d1", 2), ("d2", 1), ("d3", 1)]
     assert s.text(t.counts[1].nearest).startswith("The painter")  # not "Festival!"
     text, quotes = tally.shown(t, s._data, s)
     assert '**How often "the festival" comes up, and where** (quoted)' in text
@@ -144,14 +144,14 @@ def test_where_no_passage_is_near_enough_it_says_so_and_quotes_the_nearest():
            for d, x, t in SENTENCES]  # 0.40 at most, but the short one and the heading
     s = index(far)
     t = tally.count(s, TOPIC, "the festival")
-    assert t.passages == 0 and not t.counts
+    assert t.sentences == 0 and not t.counts
     text, quotes = tally.shown(t, s._data, s)
     assert "No sentence of the 3 documents is about it" in text
     assert "- The nearest (0.40): The fair brought the whole town" in text
     assert len(quotes) == 1
 
 
-def test_the_count_goes_before_the_answer_and_its_passages_among_the_sources():
+def test_the_count_goes_before_the_answer_and_its_sentences_among_the_sources():
     s = index()
     t = tally.count(s, TOPIC, "the festival")
     text, quotes = tally.shown(t, s._data, s)
@@ -160,5 +160,5 @@ def test_the_count_goes_before_the_answer_and_its_passages_among_the_sources():
     tally.prefixed(result, text, quotes, t, s._data)
     assert result.answer.startswith("**How often") and result.answer.endswith("- x [S3]")
     assert {c.ref for c in result.citations if c.cited} == {"S1", "S2", "S3"}
-    assert result.tally["by_document"][0] == {"document": "d1_notes.txt", "passages": 2,
+    assert result.tally["by_document"][0] == {"document": "d1_notes.txt", "sentences": 2,
                                               "nearest": 0.8}

@@ -39,27 +39,27 @@ from .common import IndexData, SearchResult
 from .evidence import SentenceIndex, settled
 from .extractive import Quote, row_quote
 
-NEAR = 0.45  # a passage this near its topic (the embedder's cosine) counts as about it
-MIN_WORDS = 4  # a passage of fewer words says nothing of a topic ("Sustainability.")
+NEAR = 0.45  # a sentence this near its topic (the embedder's cosine) counts as about it
+MIN_WORDS = 4  # a sentence of fewer words says nothing of a topic ("Sustainability.")
 NAMED_WORDS = 4  # a topic of at most so many words counts the sentences naming it (`naming`)
-SHOWN = 5  # documents shown with their count and nearest passage, those holding most
+SHOWN = 5  # documents shown with their count and nearest sentence, those holding most
 
 
 @dataclass(frozen=True)
 class Count:
     document: str  # its id
-    passages: int
-    nearest: int  # the row of its nearest passage
+    sentences: int
+    nearest: int  # the row of its nearest sentence
     nearness: float
 
 
 @dataclass(frozen=True)
 class Tally:
     topic: str
-    passages: int  # passages about it, in all the documents
+    sentences: int  # sentences about it, in all the documents
     counts: tuple[Count, ...]  # the documents holding any, most first
     documents: int  # documents in the index
-    nearest: int | None  # where none is near enough: the nearest passage of all
+    nearest: int | None  # where none is near enough: the nearest sentence of all
     nearness: float  # ... and its nearness
 
 
@@ -90,7 +90,7 @@ def count(sentences: SentenceIndex, vector: np.ndarray, topic: str, language: st
         best = max(rows, key=lambda r: (
             settled((sims[r] if read[r] else 1.0) * standalone(texts[r])), -r))
         counts.append(Count(doc, len(rows), best, round(float(sims[best]), 3)))
-    counts.sort(key=lambda c: (-c.passages, -c.nearness, c.document))
+    counts.sort(key=lambda c: (-c.sentences, -c.nearness, c.document))
     if counts:
         return Tally(topic, len(near), tuple(counts), documents, None, 0.0)
     english = [r for r in usable if read[r]]
@@ -168,24 +168,24 @@ def shown(tally: Tally, data: IndexData, sentences: SentenceIndex, language: str
         below = math.floor(tally.nearness * 100) / 100  # (0.447 is not shown as 0.45)
         lines.append(f"- {words['nearest']} ({below:.2f}): {q.shown} [{', '.join(q.refs)}]")
         return "\n".join(lines), [q]
-    many = words["count"] if tally.passages != 1 else words["one"]
-    lines = [head, many.format(n=tally.passages, rule=rule, held=len(tally.counts),
+    many = words["count"] if tally.sentences != 1 else words["one"]
+    lines = [head, many.format(n=tally.sentences, rule=rule, held=len(tally.counts),
                                documents=tally.documents)]
     quotes = []
     for c in tally.counts[:SHOWN]:
         q = row_quote(sentences, data, c.nearest, c.nearness)
         quotes.append(q)
-        lines.append(f"- *{label(data, c.document)}* ({c.passages}): {q.shown} "
+        lines.append(f"- *{label(data, c.document)}* ({c.sentences}): {q.shown} "
                      f"[{', '.join(q.refs)}]")
     rest = tally.counts[SHOWN:]
     if rest:
-        lines.append(words["more"].format(k=len(rest), m=sum(c.passages for c in rest)))
+        lines.append(words["more"].format(k=len(rest), m=sum(c.sentences for c in rest)))
     return "\n".join(lines), quotes
 
 
 def prefixed(result: SearchResult, text: str, quotes: list[Quote], tally: Tally,
              data: IndexData) -> SearchResult:
-    """`result` with the count before its answer, the count's passages among its sources."""
+    """`result` with the count before its answer, the count's sentences among its sources."""
     result.answer = f"{text}\n\n{result.answer}" if result.answer else text
     result.no_answer = False
     at = {c.ref: k for k, c in enumerate(result.citations)}
@@ -199,9 +199,9 @@ def prefixed(result: SearchResult, text: str, quotes: list[Quote], tally: Tally,
                 result.citations.append(
                     replace(data.chunk_citation(chunk, round(q.score, 3)), cited=True))
     result.tally = {
-        "topic": tally.topic, "near": NEAR, "passages": tally.passages,
+        "topic": tally.topic, "near": NEAR, "sentences": tally.sentences,
         "documents": tally.documents,
-        "by_document": [{"document": data.documents[c.document].path, "passages": c.passages,
+        "by_document": [{"document": data.documents[c.document].path, "sentences": c.sentences,
                          "nearest": c.nearness} for c in tally.counts],
     }
     return result
