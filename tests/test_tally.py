@@ -35,13 +35,16 @@ pytestmark = pytest.mark.fast
     ("How often does the Lantern Festival come up?", "Lantern Festival"),
     ("How frequently is Marley mentioned?", "Marley"),
     ("How often do foxes appear in these stories?", "foxes"),
+    # a frequency the documents state, or a count of events: not what they say how often
+    ("How often does the council meet?", ""),
+    ("How many times does Scrooge see a ghost?", ""),
     ("Which documents talk the most about the dredging?", "dredging"),
     # not asked how often
     ("What are the main themes of the story?", ""),
     ("What are the most important themes?", ""),
     ("What personal anecdotes or stories do tech leaders often share?", ""),
     ("Who talks most?", ""),
-    ("Wie oft wird das Festival erwähnt?", ""),  # English only: the embedder reads English
+    ("Wie oft wird das Festival erwähnt?", ""),  # asked as English: German has its rules
 ])
 def test_what_a_question_asks_how_often_of(question, topic):
     assert asked_often(question) == topic
@@ -51,6 +54,8 @@ def test_what_a_question_asks_how_often_of(question, topic):
     ("Wie oft wird der Hafen erwähnt?", "de", "Hafen"),
     ("Welche Dokumente sprechen am meisten über den Hafen?", "de", "Hafen"),
     ("Was sind die Hauptthemen?", "de", ""),
+    ("Wie oft trifft sich der Rat?", "de", ""),  # a frequency the documents state
+    ("Combien de fois le conseil se réunit-il ?", "fr", ""),
     ("Combien de fois le port est-il mentionné ?", "fr", "port"),
     ("À quelle fréquence parle-t-on de la pêche ?", "fr", "pêche"),
     ("Quels documents parlent le plus du festival ?", "fr", "festival"),

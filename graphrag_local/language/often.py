@@ -13,6 +13,10 @@ What is counted is the question's words after what it is asked of ("about", "of"
 "in their interviews", "erwähnt", "est-il mentionné"): embedded whole, the question is
 nearest the host's own questions ("How did you start in tech as a kid?").
 
+Only a question of what the documents *say* ("mentioned", "discussed", "comes up", "talk
+about"): "How often does the council meet?" asks for a frequency the documents state, and
+"How many times does Scrooge see a ghost?" for a count of events (`_SAID`).
+
 In English, French, Spanish, German, Russian, Chinese and Japanese, the languages of
 `messages.py`; a few common phrasings each, deliberately: a question not read so is
 answered as before, without a count."""
@@ -55,16 +59,34 @@ _LEADING = re.compile(r"^(?:(?:the|a|an|any|some|specific|particular|topic|issue
                       r"|importance|idea|question)\s+(?:of\s+)?)+", re.IGNORECASE)
 
 
+# a question counts what the documents say only where it asks how often something is
+# said: "How often does the council meet?" asks for a frequency the documents state, and
+# "How many times does Scrooge see a ghost?" for a count of events, which sentences near
+# "Scrooge see a ghost" are not
+_SAID = {
+    "en": r"\b(?:talk|speak|spoke|discuss|mention|broach|rais|brought|bring|come|comes|came"
+          r"|arise|arose|appear|cite|cited|refer|say|says|said|write|wrote|written|feature"
+          r"|present|cover|address|discussion|conversation|topic|issue|subject)\w*",
+    "de": r"erwähn|genannt|nennt|besprochen|gesprochen|sprich|sprech|rede|vorkomm|kommt\b.*\bvor"
+          r"|taucht\b.*\bauf|die\s+rede|thema|diskutier|behandel",
+    "fr": r"mentionn|parl|cit[ée]|revien|appara|évoqu|question\s+de|sujet|traite|discut",
+    "es": r"mencion|habl|aparec|trat|cita|nombr|tema|discut",
+    "ru": r"упомина|говор|встреча|появля|речь|обсужда|тема|пишут|сказано",
+    "zh": r"提到|提及|谈到|讲到|说到|出现|讨论|话题",
+    "ja": r"言及|出て|登場|触れ|話題|語られ",
+}
+
+
 def asked_often(question: str, language: str = "en") -> str:
     """What `question` (in `language`, `messages.question_language`) asks how often it
     comes up ("educational technology"), or "" when it does not ask so (or says nothing of
     what)."""
+    if language not in _SAID or not re.search(_SAID[language], question, re.IGNORECASE):
+        return ""
     if language in _RULES:
         return _other(question, _RULES[language])
     if language in ("zh", "ja"):
         return _unspaced(question, language)
-    if language != "en":
-        return ""
     asks = _ASKS.search(question)
     if asks is None:
         return ""
