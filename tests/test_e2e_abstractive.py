@@ -32,6 +32,8 @@ def abstractive(tmp_path_factory):
         try:
             for method in ("global", "local", "basic", "ts", "drift"):
                 answers[method] = session.ask("Who founded the Aldren Water Trust?", method=method)
+            answers["often"] = session.ask("How often is the Aldren Water Trust mentioned?",
+                                           method="basic")
             content = session.content
         finally:
             session.close()
@@ -55,6 +57,20 @@ def test_the_abstractive_build_fills_its_tables(abstractive):
     calls = s["llm_calls_by_stage"]
     assert calls["extract"] >= 2 and calls["reports"] >= 1
     assert abstractive["attempts"] == []
+
+
+def test_a_how_often_question_is_counted_before_the_models_answer(abstractive):
+    """The count (`search/tally.py`) is the same in either content mode: sentences of the
+    documents, quoted and cited; the model's answer follows."""
+    r = abstractive["answers"]["often"]
+    count, _, written = r.answer.partition("\n\n")
+    assert count.startswith('**How often "Aldren Water Trust" comes up, and where**')
+    assert r.tally["by_document"][0]["document"] == "01_water_trust.md"
+    assert written.strip() and [c.purpose for c in r.calls] == ["answer"]
+    chunks = {x["id"] for x in abstractive["tables"]["chunks"]}
+    cited = {c.ref for c in r.citations if c.kind == "chunk" and c.cited and c.id in chunks}
+    assert cited >= {ref for line in count.splitlines() if line.startswith("- ")
+                     for ref in line.rsplit("[", 1)[1].rstrip("]").split(", ")}
 
 
 def test_queries_take_the_content_mode_from_the_index(abstractive):
