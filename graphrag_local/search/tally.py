@@ -3,23 +3,26 @@ answer to "How often do guests mention funding?" or "Which guests speak the most
 educational technology?" (`language/often.py` says whether a question asks so, and of what).
 
 A sentence counts when it names its topic ("Lantern Festival", "the old Fox" for "foxes":
-whole words, case, singular and plural aside) or
-the embedder puts it `NEAR` its topic or nearer, and it is a statement (not a heading) of
+whole words, case, singular and plural aside), or, asked in English of English text, the
+embedder puts it `NEAR` its topic or nearer; and it is a statement (not a heading) of
 `MIN_WORDS` words or more that the documents do not all say (a greeting, a sign-off:
-`SentenceIndex.formulaic`). The answer shows the count: how many sentences, in how many of
+`SentenceIndex.formulaic`). In the other languages of `language/often.py` only naming
+counts, with their plural and case endings (`_forms`): the embedder reads English. The answer shows the count: how many sentences, in how many of
 the documents, and for the documents holding most, each one's count and, quoted and cited,
 its sentence nearest the topic that best stands alone (`sentences.standalone`: "Now, it
 might not be AI." is near "artificial intelligence" and says nothing of it). Where none is
 near enough it says so and quotes the nearest: "rarely, if ever" is an answer too.
 
-`NEAR`, read with all-MiniLM-L6-v2 over the paper's podcast transcripts (ten episodes,
-6,434 sentences), twelve sentences of each band read: from 0.45 to 0.50, 10 of 12 are about
-"artificial intelligence" and 6 of 12 about "educational technology"; from 0.40 to 0.45,
-1 of 6 about "funding" and 2 of 7 about "diversity of thought in innovation teams" (6 of
-12 about educational technology). No sentence is 0.40 near "cooking recipes" or
-"football", topics the podcast never speaks of. So a count is of the order, not exact, and
-the answer says how it counted; which documents hold most is the surer part ("Which guests
-speak the most about educational technology?": Danielle Feinberg's episode, 7 of 17).
+`NEAR`, measured with all-MiniLM-L6-v2 over the paper's podcast transcripts (ten episodes,
+6,434 sentences) by `scripts/eval_tally.py`: of 68 sentences sampled evenly through the
+bands of nearness to four topics and labelled by reading (`docs/eval_runs/tally_labels.jsonl`),
+8 of 9 from 0.50 are about their topic, 8 of 12 from 0.45 to 0.50, 12 of 25 from 0.40 to
+0.45 and 7 of 22 below: counted from 0.45, 16 of 21; from 0.40, 28 of 46, and
+"artificial intelligence" would count 119 sentences, not 45. No sentence is 0.40 near
+"cooking recipes" or "football", which the podcast never speaks of. So a count is of the
+order, not exact, and the answer says how it counted; which documents hold most is the
+surer part ("Which guests speak the most about educational technology?": Danielle
+Feinberg's episode, 7 of 17).
 
 It writes nothing and asks no model."""
 
