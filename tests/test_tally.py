@@ -2,6 +2,8 @@
 and the count of the sentences about it by document (`search/tally.py`), on a small index
 whose sentence vectors are set by hand."""
 
+from pathlib import PurePosixPath
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,22 @@ def test_the_count_goes_before_the_answer_and_its_sentences_among_the_sources():
     assert {c.ref for c in result.citations if c.cited} == {"S1", "S2", "S3"}
     assert result.tally["by_document"][0] == {"document": "d1_notes.txt", "sentences": 2,
                                               "nearest": 0.8}
+
+
+def test_the_words_most_documents_labels_share_are_left_out_of_the_count():
+    """The podcast's files are named "ep05_EP-05__Behind_the_Tech_Kevin_Scott_Podcast_with_
+    Danielle_Feinberg.txt": the count names the episode "ep05 EP-05 Danielle Feinberg", not
+    the show's name ten times over. Titles that share no run of two words stay whole."""
+    def data(paths: list[str], title: str = "") -> IndexData:
+        docs = {f"d{i}": Document(f"d{i}", p, title or PurePosixPath(p).stem, "", "utf-8")
+                for i, p in enumerate(paths)}
+        return IndexData(entities={}, relationships=[], claims=[], chunks={}, reports=[],
+                         communities=[], documents=docs)
+
+    shows = data(["ep01_Harbour_Show_with_Ann_Holt.txt", "ep02_Harbour_Show_with_Bo_Ray.txt",
+                  "ep03_Harbour_Show_with_Cy.txt", "ep04_Harbour_Show_with_Di.txt",
+                  "ep05_Extra.txt"])
+    assert list(tally.labels(shows).values()) == ["ep01 Ann Holt", "ep02 Bo Ray", "ep03 Cy",
+                                                   "ep04 Di", "ep05 Extra"]
+    two = data(["a_Harbour_Show_1.txt", "b_Harbour_Show_2.txt"])  # (fewer than three)
+    assert list(tally.labels(two).values()) == ["a Harbour Show 1", "b Harbour Show 2"]

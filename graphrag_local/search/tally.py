@@ -45,6 +45,7 @@ from .extractive import Quote, row_quote
 NEAR = 0.45  # a sentence this near its topic (the embedder's cosine) counts as about it
 MIN_WORDS = 4  # a sentence of fewer words says nothing of a topic ("Sustainability.")
 NAMED_WORDS = 4  # a topic of at most so many words counts the sentences naming it (`naming`)
+SHARED_LABELS = 0.8  # a run of words this share of the documents' labels say is left out
 SHOWN = 5  # documents shown with their count and nearest sentence, those holding most
 
 
@@ -156,6 +157,30 @@ def label(data: IndexData, document: str) -> str:
     return " ".join(stem.replace("_", " ").split())
 
 
+def labels(data: IndexData) -> dict[str, str]:
+    """Every document's `label`, without a run of two or more words that most of them
+    (`SHARED_LABELS`, of three or more) say: the podcast's "ep05 EP-05 Danielle Feinberg",
+    not "... Behind the Tech Kevin Scott Podcast with Danielle Feinberg" ten times over."""
+    out = {d: label(data, d) for d in data.documents}
+    words = {d: text.split() for d, text in out.items()}
+    least = max(3, SHARED_LABELS * len(out))
+    runs: dict[tuple[str, ...], int] = {}
+    for ws in words.values():
+        seen = {tuple(ws[i:j]) for i in range(len(ws)) for j in range(i + 2, len(ws) + 1)}
+        for run in seen:
+            runs[run] = runs.get(run, 0) + 1
+    shared = max((r for r, n in runs.items() if n >= least), key=lambda r: (len(r), r),
+                 default=None)
+    if shared is None:
+        return out
+    for d, ws in words.items():
+        for i in range(len(ws) - len(shared) + 1):
+            if tuple(ws[i:i + len(shared)]) == shared and len(ws) > len(shared):
+                out[d] = " ".join(ws[:i] + ws[i + len(shared):])
+                break
+    return out
+
+
 def shown(tally: Tally, data: IndexData, sentences: SentenceIndex, language: str = "en"
           ) -> tuple[str, list[Quote]]:
     """The count as the answer shows it (markdown, the tool's words in `language`), and the
@@ -175,10 +200,11 @@ def shown(tally: Tally, data: IndexData, sentences: SentenceIndex, language: str
     lines = [head, many.format(n=tally.sentences, rule=rule, held=len(tally.counts),
                                documents=tally.documents)]
     quotes = []
+    named = labels(data)
     for c in tally.counts[:SHOWN]:
         q = row_quote(sentences, data, c.nearest, c.nearness)
         quotes.append(q)
-        lines.append(f"- *{label(data, c.document)}* ({c.sentences}): {q.shown} "
+        lines.append(f"- *{named[c.document]}* ({c.sentences}): {q.shown} "
                      f"[{', '.join(q.refs)}]")
     rest = tally.counts[SHOWN:]
     if rest:
