@@ -109,6 +109,7 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
         streamed: list[str] = []
         result = session.ask("How often does the Lantern Festival come up?", on_text=streamed.append)
         never = session.ask("How often is football mentioned?", method="ts")
+        which = session.ask("Which documents describe the flood?", method="basic")
     finally:
         session.close()
     assert result.answer.startswith('**How often "Lantern Festival" comes up, and where**')
@@ -125,6 +126,7 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
     assert refs and refs <= set(by_ref)
     assert docs[chunks[by_ref[sorted(refs)[0]].id]["document_id"]] == "05_lantern_festival.md"
     assert "**" in result.answer.split("\n\n", 1)[1]  # the themes follow
+    assert which.tally["by_document"][0]["document"] == "02_millbrook_flood.txt"
     assert never.tally["sentences"] == 0
     assert "No sentence of the" in never.answer and "The nearest" in never.answer
     assert "\n\n" not in never.answer and never.calls == [] and not never.no_answer

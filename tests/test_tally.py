@@ -37,6 +37,14 @@ pytestmark = pytest.mark.fast
     ("How often does the Lantern Festival come up?", "Lantern Festival"),
     ("How frequently is Marley mentioned?", "Marley"),
     ("How often do foxes appear in these stories?", "foxes"),
+    # which documents: where it comes up
+    ("Which guests discuss the topic of diversity and inclusion in tech?",
+     "diversity and inclusion in tech"),
+    ("Which stories mention a king?", "king"),
+    ("Which documents describe the flood?", "flood"),
+    ("Which episodes feature conversations about technology's role in education?",
+     "technology's role in education"),
+    ("Which guests are athletes?", ""),  # what they are, not what they say
     # a frequency the documents state, or a count of events: not what they say how often
     ("How often does the council meet?", ""),
     ("How many times does Scrooge see a ghost?", ""),
@@ -57,6 +65,11 @@ def test_what_a_question_asks_how_often_of(question, topic):
     ("Welche Dokumente sprechen am meisten über den Hafen?", "de", "Hafen"),
     ("Was sind die Hauptthemen?", "de", ""),
     ("Wie oft trifft sich der Rat?", "de", ""),  # a frequency the documents state
+    ("Welche Dokumente sprechen über den Hafen?", "de", "Hafen"),
+    ("Quels documents parlent du festival ?", "fr", "festival"),
+    ("¿Qué documentos hablan del festival?", "es", "festival"),
+    ("Какие истории упоминают короля?", "ru", "короля"),
+    ("哪些文档提到了港口？", "zh", "港口"),
     ("Combien de fois le conseil se réunit-il ?", "fr", ""),
     ("Combien de fois le port est-il mentionné ?", "fr", "port"),
     ("À quelle fréquence parle-t-on de la pêche ?", "fr", "pêche"),

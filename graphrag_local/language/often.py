@@ -1,5 +1,5 @@
-"""Whether a question asks how often something comes up, or where it comes up most, and
-what that something is: "How often do guests mention collaboration with other companies?"
+"""Whether a question asks how often something comes up, where it comes up most, or where
+("Which stories mention a king?"), and what that something is: "How often do guests mention collaboration with other companies?"
 (collaboration with other companies), "Which guests speak the most about educational
 technology?" (educational technology), "What are the most frequently mentioned challenges
 in the tech industry?" (challenges in the tech industry); "Wie oft wird der Hafen
@@ -31,14 +31,19 @@ _ASKS = re.compile(
     r"|\bfrequently\s+(?:mention|mentions|mentioned|discuss|discusses|discussed|talk|talks"
     r"|speak|speaks|cite|cites|cited|raise|raises|raised)\b"
     r"|\b(?:speak|speaks|spoke|talk|talks|talked|write|writes|wrote|say|says|said|mention"
-    r"|mentions|mentioned|discuss|discusses|discussed)\s+(?:the\s+)?most\b",
+    r"|mentions|mentioned|discuss|discusses|discussed)\s+(?:the\s+)?most\b"
+    # "Which guests discuss diversity ...?", "Which stories mention a king?": where it comes up
+    r"|\bwhich\s+(?:guests?|speakers?|episodes?|documents?|stories|story|articles?|books?"
+    r"|chapters?|texts?|files?|reports?|podcasts?|interviews?|people|persons?|authors?"
+    r"|letters?|papers?|notes?|emails?|pages?|sections?)\b",
     re.IGNORECASE)
 # what the counted thing follows: the first of these after the question's "how often"
 # (a verb's object before a preposition's: "members of the council mention flooding")
 _PIVOT = re.compile(
     r"\b(?:about|regarding|concerning|mention|mentions|mentioned|mentioning|discuss"
     r"|discusses|discussed|discussing|cite|cites|cited|raise|raises|raised|address"
-    r"|addresses|addressed)\s+", re.IGNORECASE)
+    r"|addresses|addressed|describe|describes|described|describing|cover|covers|covered)\s+",
+    re.IGNORECASE)
 _OF = re.compile(r"\b(?:of|on)\s+", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:do|does|did|is|are|was|were|has|have|had)\s+", re.IGNORECASE)
 # "What obstacles do guests frequently mention ...?": the verb's object is what it opens with
@@ -66,7 +71,8 @@ _LEADING = re.compile(r"^(?:(?:the|a|an|any|some|specific|particular|topic|issue
 _SAID = {
     "en": r"\b(?:talk|speak|spoke|discuss|mention|broach|rais|brought|bring|come|comes|came"
           r"|arise|arose|appear|cite|cited|refer|say|says|said|write|wrote|written|feature"
-          r"|present|cover|address|discussion|conversation|topic|issue|subject)\w*",
+          r"|present|cover|address|describ|tell|tells|told|discussion|conversation|topic"
+          r"|issue|subject)\w*",
     "de": r"erwähn|genannt|nennt|besprochen|gesprochen|sprich|sprech|rede|vorkomm|kommt\b.*\bvor"
           r"|taucht\b.*\bauf|die\s+rede|thema|diskutier|behandel",
     "fr": r"mentionn|parl|cit[ée]|revien|appara|évoqu|question\s+de|sujet|traite|discut",
@@ -118,7 +124,9 @@ class _Rules:
 _RULES = {
     # "Wie oft wird der Hafen erwähnt?", "Welche Dokumente sprechen am meisten über den Hafen?"
     "de": _Rules(
-        r"\bwie\s+(?:oft|häufig)\b|\bam\s+(?:häufigsten|meisten)\b",
+        r"\bwie\s+(?:oft|häufig)\b|\bam\s+(?:häufigsten|meisten)\b"
+        r"|\bwelche[rns]?\s+(?:Dokumente|Gäste|Geschichten|Texte|Folgen|Episoden|Artikel"
+        r"|Briefe|Kapitel)\b",
         r"\b(?:über|von|vom)\s+",
         r"^\s*(?:wird|werden|wurde|wurden|ist|sind|kommt|kommen|taucht|tauchen|spricht"
         r"|sprechen|redet|reden|schreibt|schreiben)\s+(?:man\s+)?",
@@ -128,7 +136,9 @@ _RULES = {
     # "Combien de fois le port est-il mentionné ?", "À quelle fréquence parle-t-on de la pêche ?"
     "fr": _Rules(
         r"\bcombien\s+de\s+fois\b|\bà\s+quelle\s+fréquence\b|\ble\s+plus\s+souvent\b"
-        r"|\b(?:parlent|parle|traitent|traite|mentionnent|mentionne)\s+le\s+plus\b",
+        r"|\b(?:parlent|parle|traitent|traite|mentionnent|mentionne)\s+le\s+plus\b"
+        r"|\bquel(?:le)?s?\s+(?:documents?|invités?|épisodes?|histoires?|textes?|articles?"
+        r"|lettres?|chapitres?)\b",
         r"(?:\b(?:de|du|des|sur)\s+|\bd['’])",
         r"^\s*(?:parle-t-on|est|sont|apparaît|apparaissent|revient|reviennent)\s+",
         r"\s+(?:est-il|est-elle|sont-ils|sont-elles|est|sont|apparaît|apparaissent|revient"
@@ -137,7 +147,9 @@ _RULES = {
     # "¿Cuántas veces se menciona el puerto?", "¿Con qué frecuencia se habla de la pesca?"
     "es": _Rules(
         r"\bcon\s+qué\s+frecuencia\b|\bcuántas\s+veces\b|\bmás\s+a\s+menudo\b"
-        r"|\b(?:hablan|habla|tratan|trata|mencionan|menciona)\s+más\b",
+        r"|\b(?:hablan|habla|tratan|trata|mencionan|menciona)\s+más\b"
+        r"|\bqué\s+(?:documentos?|invitados?|episodios?|historias?|textos?|artículos?"
+        r"|cartas?|capítulos?)\b",
         r"\b(?:de|del|sobre|acerca\s+de)\s+",
         r"^\s*(?:se\s+)?(?:menciona|mencionan|nombra|nombran|aparece|aparecen|habla|hablan"
         r"|trata|tratan|es|son)\s+",
@@ -145,10 +157,11 @@ _RULES = {
         r"^(?:(?:el|la|los|las|un|una)\s+)+"),
     # "Как часто упоминается порт?", "Как часто говорится о порте?"
     "ru": _Rules(
-        r"(?<!\w)(?:как\s+часто|сколько\s+раз|чаще\s+всего|больше\s+всего)(?!\w)",
+        r"(?<!\w)(?:как\s+часто|сколько\s+раз|чаще\s+всего|больше\s+всего"
+        r"|какие\s+(?:документы|гости|эпизоды|истории|тексты|статьи|письма|главы))(?!\w)",
         r"(?<!\w)(?:о|об|обо|про)\s+",
         r"^\s*(?:упоминается|упоминаются|упоминают|говорится|говорят|встречается"
-        r"|встречаются|появляется|появляются)\s+",
+        r"|встречаются|появляется|появляются|рассказывают)\s+",
         r"\s+(?:упоминается|упоминаются|упоминают|встречается|встречаются|в\s+(?:этих|текстах"
         r"|документах))(?!\w).*$",
         r"^$"),
@@ -176,11 +189,12 @@ def _other(question: str, rules: _Rules) -> str:
 
 # Chinese: "港口被提到了多少次？", "港口出现了几次？", "文档中多常提到港口？"; Japanese:
 # "港は何回言及されていますか？", "港はどのくらいの頻度で出てきますか？"
-_ZH_ASKS = re.compile(r"多少次|几次|多常|多频繁|频率|最常|最多")
+_ZH_ASKS = re.compile(r"多少次|几次|多常|多频繁|频率|最常|最多|哪些")
 _ZH_VERB = r"(?:被)?(?:提到|提及|谈到|讲到|说到|出现|讨论)(?:了|过)?"
 _ZH_BEFORE = re.compile(r"^(?:在)?(?:这些)?(?:文档|文件|文本|故事)?(?:中|里)?(?P<t>.+?)"
                         + _ZH_VERB + r"(?:多少次|几次)")
-_ZH_AFTER = re.compile(r"(?:多常|多频繁|最常|最多)" + _ZH_VERB + r"(?P<t>.+?)[？?。]?$")
+_ZH_AFTER = re.compile(r"(?:多常|多频繁|最常|最多|哪些(?:文档|文件|文本|故事|嘉宾|文章)(?:中|里)?)"
+                       + _ZH_VERB + r"(?P<t>.+?)[？?。]?$")
 _JA = re.compile(r"^(?P<t>.+?)(?:は|が)(?:何回|何度|どのくらい|どれくらい|どの程度)")
 
 
