@@ -45,6 +45,7 @@ pytestmark = pytest.mark.fast
     ("Which episodes feature conversations about technology's role in education?",
      "technology's role in education"),
     ("Which guests are athletes?", ""),  # what they are, not what they say
+    ("Which people talk to Scrooge?", ""),  # people, not the documents they are in
     # a frequency the documents state, or a count of events: not what they say how often
     ("How often does the council meet?", ""),
     ("How many times does Scrooge see a ghost?", ""),

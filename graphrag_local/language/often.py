@@ -34,8 +34,8 @@ _ASKS = re.compile(
     r"|mentions|mentioned|discuss|discusses|discussed)\s+(?:the\s+)?most\b"
     # "Which guests discuss diversity ...?", "Which stories mention a king?": where it comes up
     r"|\bwhich\s+(?:guests?|speakers?|episodes?|documents?|stories|story|articles?|books?"
-    r"|chapters?|texts?|files?|reports?|podcasts?|interviews?|people|persons?|authors?"
-    r"|letters?|papers?|notes?|emails?|pages?|sections?)\b",
+    r"|chapters?|texts?|files?|reports?|podcasts?|interviews?|letters?|papers?|notes?|emails?"
+    r"|pages?|sections?)\b",  # (not "which people": a document is not a person)
     re.IGNORECASE)
 # what the counted thing follows: the first of these after the question's "how often"
 # (a verb's object before a preposition's: "members of the council mention flooding")
