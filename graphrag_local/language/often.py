@@ -81,13 +81,14 @@ _SAID = {
     "zh": r"提到|提及|谈到|讲到|说到|出现|讨论|话题",
     "ja": r"言及|出て|登場|触れ|話題|語られ",
 }
+_SAID = {language: re.compile(pattern, re.IGNORECASE) for language, pattern in _SAID.items()}
 
 
 def asked_often(question: str, language: str = "en") -> str:
     """What `question` (in `language`, `messages.question_language`) asks how often it
     comes up ("educational technology"), or "" when it does not ask so (or says nothing of
     what)."""
-    if language not in _SAID or not re.search(_SAID[language], question, re.IGNORECASE):
+    if language not in _SAID or not _SAID[language].search(question):
         return ""
     if language in _RULES:
         return _other(question, _RULES[language])

@@ -215,7 +215,7 @@ def finish(method: str, a: Answering, quotes: list[Quote], *,
         if a.on_text is not None:
             a.on_text(result.answer)
         result.timings["first_token_seconds"] = round(time.perf_counter() - a.started, 3)
-        result.citations = _citations(quotes, a.data, list(extra_citations))
+        result.citations = quote_citations(quotes, a.data, list(extra_citations))
     if model is not None:
         result.calls = list(model.calls[calls_before:])
     result.timings["total_seconds"] = round(time.perf_counter() - a.started, 3)
@@ -287,7 +287,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
     if out.kept == 0 and focused:  # nothing written stood: the quotes answer
         result.answer = quoted + "\n\n" + said(ALL_DROPPED, checker.language).format(
             n=out.dropped)
-        result.citations = _citations(below, a.data, extra)
+        result.citations = quote_citations(below, a.data, extra)
         if a.on_text is not None:
             a.on_text(result.answer)
     else:
@@ -308,7 +308,7 @@ def _written(method: str, a: Answering, quotes: list[Quote],
             result.written["topics_quoted"] = out.topics_quoted
             result.written["headings_retitled"] = out.retitled
             result.written["topics_left_out"] = out.left_out
-        result.citations = _citations(cited, a.data, extra)
+        result.citations = quote_citations(cited, a.data, extra)
     first = checker.first_line_at or time.perf_counter()
     result.timings["first_token_seconds"] = round(first - a.started, 3)
     calls = result.calls
@@ -385,7 +385,7 @@ def _with_report(quotes: list[Quote], ref: str) -> list[Quote]:
     return [replace(q, refs=(*q.refs, ref)) for q in quotes] if ref else list(quotes)
 
 
-def _citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> list[Citation]:
+def quote_citations(chosen: list[Quote], data: IndexData, extra: list[Citation]) -> list[Citation]:
     """Every ref the quotes carry, each once, marked cited (the answer names them all),
     then the extra citations the answer does not name (context it was chosen from)."""
     by_ref = {c.ref: c for c in extra}

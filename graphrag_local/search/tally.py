@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -40,7 +40,7 @@ from ..sentences import is_statement, standalone, unlabelled, word_count
 from ..stages.ground import normalise
 from .common import IndexData, SearchResult
 from .evidence import SentenceIndex, settled
-from .extractive import Quote, row_quote
+from .extractive import Quote, quote_citations, row_quote
 
 NEAR = 0.45  # a sentence this near its topic (the embedder's cosine) counts as about it
 MIN_WORDS = 4  # a sentence of fewer words says nothing of a topic ("Sustainability.")
@@ -147,7 +147,7 @@ def _forms(word: str, language: str = "en") -> str:
     return re.escape(word) + "(?:s|es)?"
 
 
-def label(data: IndexData, document: str) -> str:
+def _label(data: IndexData, document: str) -> str:
     """A document as the count names it: its title, else its file's name read as words
     ("ep05 EP-05 Behind the Tech Kevin Scott Podcast with Danielle Feinberg")."""
     doc = data.documents[document]
@@ -158,10 +158,10 @@ def label(data: IndexData, document: str) -> str:
 
 
 def labels(data: IndexData) -> dict[str, str]:
-    """Every document's `label`, without a run of two or more words that most of them
+    """Every document's `_label`, without a run of two or more words that most of them
     (`SHARED_LABELS`, of three or more) say: the podcast's "ep05 EP-05 Danielle Feinberg",
     not "... Behind the Tech Kevin Scott Podcast with Danielle Feinberg" ten times over."""
-    out = {d: label(data, d) for d in data.documents}
+    out = {d: _label(data, d) for d in data.documents}
     words = {d: text.split() for d, text in out.items()}
     least = max(3, SHARED_LABELS * len(out))
     runs: dict[tuple[str, ...], int] = {}
@@ -217,16 +217,7 @@ def prefixed(result: SearchResult, text: str, quotes: list[Quote], tally: Tally,
     """`result` with the count before its answer, the count's sentences among its sources."""
     result.answer = f"{text}\n\n{result.answer}" if result.answer else text
     result.no_answer = False
-    at = {c.ref: k for k, c in enumerate(result.citations)}
-    for q in quotes:
-        for ref in q.refs:
-            if ref in at:  # a source it was chosen from is now named
-                result.citations[at[ref]] = replace(result.citations[at[ref]], cited=True)
-            else:
-                at[ref] = len(result.citations)
-                chunk = data.chunks[q.source.chunk_id]
-                result.citations.append(
-                    replace(data.chunk_citation(chunk, round(q.score, 3)), cited=True))
+    result.citations = quote_citations(quotes, data, result.citations)  # the count's first
     result.tally = {
         "topic": tally.topic, "near": NEAR, "sentences": tally.sentences,
         "documents": tally.documents,
