@@ -80,6 +80,22 @@ def test_a_speakers_turn_starts_a_sentence():
     assert unlabelled("He wrote it in Pascal: on a Mac.") == "He wrote it in Pascal: on a Mac."
 
 
+def test_a_stray_relative_path_before_a_sentence_is_no_part_of_it():
+    """Nine of the paper's ten podcast transcripts open "../ANDREW NG: With the rise of
+    technology ...": an answer quoted it so, and the speaker went unread. A "../" or "./"
+    before a capital or a bracket is left out of the sentence (still a piece of the
+    document's text); one inside a sentence, or before a lower-case word, is kept."""
+    from graphrag_local.sentences import label_of
+
+    text = ("../ANDREW NG: With the rise of technology comes power.\n"
+            "KEVIN SCOTT: Hi everyone.\n\n./[MUSIC] See ../docs for more.\n\n./configure runs first.")
+    found = [text[a:b] for a, b in split_sentences(text)]
+    assert found == ["ANDREW NG: With the rise of technology comes power.",
+                     "KEVIN SCOTT: Hi everyone.", "[MUSIC] See ../docs for more.",
+                     "./configure runs first."]
+    assert label_of(found[0]) == "ANDREW NG"
+
+
 def test_long_sentence_is_cut_at_a_clause():
     text = "This is long, " * 40 + "and it ends here."
     spans = split_sentences(text, max_chars=120)

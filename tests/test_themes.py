@@ -324,6 +324,44 @@ def test_a_sentence_opening_with_a_pronoun_is_a_groups_line_after_one_naming_its
     assert opens_with_pronoun("'She kissed him,' said Bob.") and not opens_with_pronoun("Hello.")
 
 
+def test_a_sentence_opening_with_which_is_a_groups_line_after_one_naming_its_subject():
+    """"Which many people say is the most secure Bitcoin wallet in the world." (of Xapo,
+    named in the question before it) was a podcast topic's quote. A statement opening with
+    a relative pronoun goes on from the sentence before it, as one opening "He" does, a
+    speaker's label read past; a question opening "Which" does not."""
+    assert opens_with_pronoun("Which many people say is the most secure wallet in the world.")
+    assert opens_with_pronoun("KEVIN SCOTT: Which is insane.")
+    assert opens_with_pronoun("KEVIN SCOTT: He went home early that night.")
+    assert not opens_with_pronoun("Which wallet is the most secure one in the world?")
+    assert not opens_with_pronoun("Whichever way it goes, the wallet is safe.")
+    which = "Which many people say is the most secure Bitcoin wallet in the world."
+    named = "Xapo keeps its Bitcoin in vaults under the mountains of Switzerland."
+    s = index([("d1", ("Bitcoin",), 0, which), ("d1", ("Bitcoin", "Xapo"), 0, named)])
+    topic = Group("t", "t", None, s.rows_naming(["Bitcoin"]), 1.0,
+                  members=frozenset({"Bitcoin"}))
+    assert s.text(report_rows(topic, s, 1, 200)[0]) == named
+
+
+def test_a_group_whose_best_sentence_only_names_is_no_theme_of_a_question_nothing_answers():
+    """The podcast's community of Surya Ganguli's two collaborators, whose one sentence is
+    "Mickey Goldberg and Michael Shadlen.", was a topic of the answer on companies and
+    startups (focus 0.29): it says nothing of them. Where no sentence answers the question
+    closely, a group whose best sentence only names something (or is a formula) is left
+    out; a question it answers closely keeps it."""
+    rows = SENTENCES + [("d4", ("Mo", "Lu"), 4, "Mo Reed and Lu Hart.")]
+    s = index(rows)
+    groups = [group(s, "trust", ("Ann",), 3.0), group(s, "names", ("Mo",), 2.9),
+              group(s, "festival", ("Cy",), 2.0), group(s, "accounts", ("Di",), 1.5)]
+    wide = choose_themes(score_groups(groups, s, axis(0, 0, 0, 0, 0, 1)), s, max_themes=4,
+                         quotes_per_theme=1, max_words=200)
+    assert wide.focus == 0.0
+    assert [t.group.key for t in wide.themes] == ["trust", "festival", "accounts"]
+    close = axis(0, 0, 0, 0, 1, 0.1)  # "Who worked with him?": nearest the names (and Di's)
+    near = choose_themes(score_groups(groups, s, close), s, max_themes=4,
+                         quotes_per_theme=1, max_words=200)
+    assert near.focus > 0.5 and "names" in [t.group.key for t in near.themes]
+
+
 def test_a_formula_the_documents_all_say_is_a_groups_last_sentence():
     """A show's greeting said in every episode ("Hello and welcome to Behind the Tech.",
     once with a speaker's label) named the host's community and was quoted as its theme on

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..sentences import near_duplicate, opens_with_pronoun, standalone, word_count
+from .. import garbles
+from ..sentences import near_duplicate, opens_with_pronoun, standalone, unlabelled, word_count
 from .common import Citation
 from .evidence import SentenceIndex, settled
 
@@ -55,6 +56,12 @@ RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best on
 UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
 PRONOUN_WEIGHT = 0.6  # a sentence's quality as a group's line when it opens "He ..." (`_rank_sentences`)
 FORMULA_WEIGHT = 0.05  # a sentence's quality as a group's line when a formula (`evidence.formulaic`)
+# ... and when it only names something (`garbles.names_only`, past a speaker's label): a
+# topic's quote that says nothing of what it names ("Mickey Goldberg and Michael Shadlen.",
+# the podcast's answer to the question of companies; a page header, "Behind the Tech Kevin
+# Scott Podcast EP-12: Bill Coughran: Human-Centered AI 9"; Carol's "THE LAST OF THE
+# SPIRITS")
+NAMING_WEIGHT = 0.05
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
 SPREAD_MARGIN = 0.15  # the median document's best sentence this near the best: spread,
@@ -274,7 +281,14 @@ def choose_themes(
             like = max((float(s.centroid @ scored[j].centroid) for j in chosen), default=0.0)
             return base[i] + bonus - REDUNDANCY_PENALTY * max(0.0, like - 0.5)
 
-        pool = [i for i in pool if firsts[i] is not None]
+        # a group has nothing to show when it holds no sentence left, or, where no sentence
+        # answers the question closely (focus below one half), when its best one says
+        # nothing (`_says_nothing`): the podcast's community of two names whose one
+        # sentence is "Mickey Goldberg and Michael Shadlen." was a topic of the answer on
+        # companies and startups (focus 0.29). A close question may be answered so ("Who
+        # were his collaborators?")
+        pool = [i for i in pool if firsts[i] is not None
+                and not (focus < 0.5 and _says_nothing(sentences, firsts[i]))]
         if not pool:
             break
         best = max(pool, key=lambda i: (settled(gain(i)), -i))
@@ -300,6 +314,18 @@ def choose_themes(
     return Selection(themes, focus, len(scored), selective)
 
 
+def _names_only(sentences: SentenceIndex, row: int) -> bool:
+    """Whether the sentence only names something, past a speaker's label
+    (`garbles.names_only`)."""
+    return garbles.names_only(unlabelled(sentences.text(row)))
+
+
+def _says_nothing(sentences: SentenceIndex, row: int) -> bool:
+    """Whether the sentence is a formula or only names something: a group whose best
+    sentence is one says nothing that a collection-wide answer could show of it."""
+    return bool(sentences.formulaic()[row]) or _names_only(sentences, row)
+
+
 def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[tuple[float, int]]:
     """The group's sentences of four words or more, best first, with their scores: near the
     question (focused) or about the group (collection-wide: central to it, naming its key
@@ -309,7 +335,6 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
-    formulas = sentences.formulaic()
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
@@ -318,8 +343,10 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
         quality = standalone(text, long=30)  # a theme line should be short
         if opens_with_pronoun(text):  # says of whom only beside the sentence before it
             quality *= PRONOUN_WEIGHT
-        if formulas[r]:  # a greeting the documents all say tells nothing of the group
+        if sentences.formulaic()[r]:  # a greeting the documents all say tells nothing of the group
             quality *= FORMULA_WEIGHT
+        elif _names_only(sentences, r):
+            quality *= NAMING_WEIGHT
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
     return sorted(out, key=lambda x: (-settled(x[0]), x[1]))
 
