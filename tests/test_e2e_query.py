@@ -117,6 +117,8 @@ def test_a_question_asking_how_often_is_answered_first_by_a_count_by_document(e2
     counts = result.tally["by_document"]
     assert counts[0]["document"] == "05_lantern_festival.md" and counts[0]["sentences"] >= 5
     assert result.tally["sentences"] == sum(c["sentences"] for c in counts)
+    share = f"{100 * result.tally['sentences'] / result.tally['of_sentences']:.1f}%"
+    assert f"{share} of the {result.tally['of_sentences']:,} statements" in result.answer
     count_part = result.answer.split("\n\n")[0]
     refs = {r for line in count_part.splitlines() if line.startswith("- ")
             for r in line.rsplit("[", 1)[1].rstrip("]").split(", ")}

@@ -131,7 +131,8 @@ def test_the_sentences_near_the_topic_are_counted_by_document_most_first():
     assert s.text(t.counts[1].nearest).startswith("The painter")  # not "Festival!"
     text, quotes = tally.shown(t, s._data, s)
     assert '**How often "the festival" comes up, and where** (quoted)' in text
-    assert "4 sentences about it (naming it, or by the embedder 0.45 or nearer), in 3 of the 3 documents" in text
+    assert ("4 sentences about it (naming it, or by the embedder 0.45 or nearer), 66.7% of the 6"
+            " statements, in 3 of the 3 documents") in text
     assert "- *d1 notes* (2): The festival brought the whole town to the harbour. [S1]" in text
     assert [q.text for q in quotes] == ["The festival brought the whole town to the harbour.",
                                         "The painter showed a mural at the festival in August.",
@@ -170,6 +171,23 @@ def test_where_no_passage_is_near_enough_it_says_so_and_quotes_the_nearest():
     assert "No sentence of the 3 documents is about it" in text
     assert "- The nearest (0.40): The fair brought the whole town" in text
     assert len(quotes) == 1
+
+
+def test_the_count_says_what_share_of_the_statements_it_is():
+    """"How frequently do discussions about artificial intelligence arise compared to other
+    topics?" was answered "51 sentences about it ... in 6 of the 10 documents", which
+    compares with nothing. The count says what share it is of the statements that could
+    count (the headings, formulas and sentences of fewer than four words left out: 6 of
+    these 8), in the question's language's way of writing a percentage."""
+    s = index()
+    t = tally.count(s, TOPIC, "the festival")
+    assert (t.sentences, t.counted) == (4, 6)
+    assert tally.share(4, 6) == "66.7%" and tally.share(4, 6, "de") == "66,7\u00a0%"
+    assert tally.share(1, 4872) == "<0.1%" and tally.share(0, 10) == "0.0%"
+    text, _quotes = tally.shown(t, s._data, s, "fr")
+    assert "4 phrases le nomment (66,7\u00a0% des 6)" in text
+    result = SearchResult("How often?", "global", "", no_answer=True)
+    assert tally.prefixed(result, text, [], t, s._data).tally["of_sentences"] == 6
 
 
 def test_the_count_goes_before_the_answer_and_its_sentences_among_the_sources():

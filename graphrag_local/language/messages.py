@@ -109,41 +109,43 @@ QUOTED = {"en": "quoted", "fr": "cité", "es": "citado", "de": "zitiert", "ru": 
 TALLY = {
     "en": {"head": 'How often "{topic}" comes up, and where',
            "rule": "naming it, or by the embedder {near} or nearer",
-           "count": "{n} sentences about it ({rule}), in {held} of the {documents} documents;"
-                    " most in:",
+           "count": "{n} sentences about it ({rule}), {share} of the {counted} statements,"
+                    " in {held} of the {documents} documents; most in:",
            "one": "1 sentence about it ({rule}), in 1 of the {documents} documents:",
            "none": "No sentence of the {documents} documents is about it ({rule}).",
            "nearest": "The nearest", "more": "({k} more documents: {m} sentences)"},
     "fr": {"head": "Combien de fois « {topic} » revient, et où",
-           "count": "{n} phrases le nomment, dans {held} des {documents} documents ; le plus"
-                    " dans :",
+           "count": "{n} phrases le nomment ({share} des {counted}), dans {held} des"
+                    " {documents} documents ; le plus dans :",
            "one": "1 phrase le nomme, dans 1 des {documents} documents :",
            "none": "Aucune phrase des {documents} documents ne le nomme.",
            "more": "({k} autres documents : {m} phrases)"},
     "es": {"head": "Cuántas veces aparece «{topic}», y dónde",
-           "count": "{n} frases lo nombran, en {held} de los {documents} documentos; sobre"
-                    " todo en:",
+           "count": "{n} frases lo nombran ({share} de {counted}), en {held} de los"
+                    " {documents} documentos; sobre todo en:",
            "one": "1 frase lo nombra, en 1 de los {documents} documentos:",
            "none": "Ninguna frase de los {documents} documentos lo nombra.",
            "more": "({k} documentos más: {m} frases)"},
     "de": {"head": "Wie oft „{topic}“ vorkommt, und wo",
-           "count": "{n} Sätze nennen es, in {held} der {documents} Dokumente; am meisten in:",
+           "count": "{n} Sätze nennen es ({share} von {counted}), in {held} der {documents}"
+                    " Dokumente; am meisten in:",
            "one": "1 Satz nennt es, in 1 der {documents} Dokumente:",
            "none": "Kein Satz der {documents} Dokumente nennt es.",
            "more": "({k} weitere Dokumente: {m} Sätze)"},
     "ru": {"head": "Как часто встречается «{topic}» и где",
-           "count": "Предложений, где это названо: {n}, в документах: {held} из {documents};"
-                    " больше всего в:",
+           "count": "Предложений, где это названо: {n} ({share} из {counted}), в документах:"
+                    " {held} из {documents}; больше всего в:",
            "one": "Предложений, где это названо: 1, в документах: 1 из {documents}:",
            "none": "Ни одно предложение из {documents} документов этого не называет.",
            "more": "(ещё документов: {k}, предложений: {m})"},
     "zh": {"head": "“{topic}”出现的次数和位置",
-           "count": "{n} 句提到它，在 {documents} 个文档中的 {held} 个；最多的是：",
+           "count": "{n} 句提到它（{counted} 句中的 {share}），在 {documents} 个文档中的 {held} 个；"
+                    "最多的是：",
            "one": "1 句提到它，在 {documents} 个文档中的 1 个：",
            "none": "{documents} 个文档中没有句子提到它。",
            "more": "（另有 {k} 个文档：{m} 句）"},
     "ja": {"head": "「{topic}」の出現回数と場所",
-           "count": "{n} 文が言及（{documents} 文書中 {held} 文書）。多い順：",
+           "count": "{n} 文が言及（{counted} 文中 {share}、{documents} 文書中 {held} 文書）。多い順：",
            "one": "1 文が言及（{documents} 文書中 1 文書）：",
            "none": "{documents} 文書のどの文も言及していません。",
            "more": "（ほか {k} 文書：{m} 文）"},

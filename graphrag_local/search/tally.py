@@ -6,7 +6,9 @@ A sentence counts when it names its topic ("Lantern Festival", "the old Fox" for
 whole words, case, singular and plural aside), or, asked in English of English text, the
 embedder puts it `NEAR` its topic or nearer; and it is a statement (not a heading) of
 `MIN_WORDS` words or more that the documents do not all say (a greeting, a sign-off:
-`SentenceIndex.formulaic`). In the other languages of `language/often.py` only naming
+`SentenceIndex.formulaic`); of those (the statements that could count) the answer says
+what share it is: "1.0% of the 4,872 statements" is what "How frequently do discussions
+about artificial intelligence arise compared to other topics?" can compare. In the other languages of `language/often.py` only naming
 counts, with their plural and case endings (`_forms`): the embedder reads English. The answer shows the count: how many sentences, in how many of
 the documents, and for the documents holding most, each one's count and, quoted and cited,
 its sentence nearest the topic that best stands alone (`sentences.standalone`: "Now, it
@@ -65,6 +67,7 @@ class Tally:
     documents: int  # documents in the index
     nearest: int | None  # where none is near enough: the nearest sentence of all
     nearness: float  # ... and its nearness
+    counted: int = 0  # the sentences that could count (statements, not formulas): of these
 
 
 def count(sentences: SentenceIndex, vector: np.ndarray, topic: str, language: str = "en"
@@ -96,12 +99,22 @@ def count(sentences: SentenceIndex, vector: np.ndarray, topic: str, language: st
         counts.append(Count(doc, len(rows), best, round(float(sims[best]), 3)))
     counts.sort(key=lambda c: (-c.sentences, -c.nearness, c.document))
     if counts:
-        return Tally(topic, len(near), tuple(counts), documents, None, 0.0)
+        return Tally(topic, len(near), tuple(counts), documents, None, 0.0, len(usable))
     english = [r for r in usable if read[r]]
     if not english:  # (nearness says nothing of the rest)
-        return Tally(topic, 0, (), documents, None, 0.0)
+        return Tally(topic, 0, (), documents, None, 0.0, len(usable))
     best = max(english, key=lambda r: (float(sims[r]), -r))
-    return Tally(topic, 0, (), documents, best, round(float(sims[best]), 3))
+    return Tally(topic, 0, (), documents, best, round(float(sims[best]), 3), len(usable))
+
+
+def share(part: int, whole: int, language: str = "en") -> str:
+    """`part` of `whole` as a percentage, written as `language` writes one ("0.8%",
+    "0,8 %"); "<0.1%" where it rounds to nothing."""
+    value = 100 * part / whole if whole else 0.0
+    text = f"{value:.1f}" if value >= 0.1 or not part else "<0.1"
+    if language in ("en", "zh", "ja"):
+        return text + "%"
+    return text.replace(".", ",") + "\u00a0%"
 
 
 def naming(topic: str, language: str = "en") -> re.Pattern | None:
@@ -198,7 +211,9 @@ def shown(tally: Tally, data: IndexData, sentences: SentenceIndex, language: str
         return "\n".join(lines), [q]
     many = words["count"] if tally.sentences != 1 else words["one"]
     lines = [head, many.format(n=tally.sentences, rule=rule, held=len(tally.counts),
-                               documents=tally.documents)]
+                               documents=tally.documents,
+                               counted=f"{tally.counted:,}" if language == "en" else tally.counted,
+                               share=share(tally.sentences, tally.counted, language))]
     quotes = []
     named = labels(data)
     for c in tally.counts[:SHOWN]:
@@ -220,7 +235,7 @@ def prefixed(result: SearchResult, text: str, quotes: list[Quote], tally: Tally,
     result.citations = quote_citations(quotes, data, result.citations)  # the count's first
     result.tally = {
         "topic": tally.topic, "near": NEAR, "sentences": tally.sentences,
-        "documents": tally.documents,
+        "of_sentences": tally.counted, "documents": tally.documents,
         "by_document": [{"document": data.documents[c.document].path, "sentences": c.sentences,
                          "nearest": c.nearness} for c in tally.counts],
     }
