@@ -255,16 +255,17 @@ ihre ihm ihn él ella ellos ellas он она они его её ее их""".sp
 # a relative pronoun an English statement may open with: it goes on from the sentence
 # before it ("Which many people say is the most secure Bitcoin wallet in the world." of
 # Xapo, named in the question before it; "KEVIN SCOTT: Which is insane."): 17 of the
-# podcast's 6,441 sentences, 3 of Carol's ("Which all the family re-echoed.")
+# podcast index's 6,434 sentences, 3 of Carol's 1,835 ("Which all the family re-echoed.")
 _RELATIVES = frozenset("which whom whose".split())
 
 
 def opens_with_pronoun(text: str) -> bool:
     """Whether the sentence's first word, after a speaker's label, is a third person
-    pronoun (`_PRONOUNS`) or, in a sentence that does not ask, a relative one (`_RELATIVES`): read alone,
-    it does not say of whom or what it speaks."""
+    pronoun (`_PRONOUNS`) or, in a sentence that does not ask, a relative one
+    (`_RELATIVES`): read alone, it does not say of whom or what it speaks."""
     first = re.match(r"\W*(\w+)", unlabelled(text))
     if not first:
         return False
     word = first.group(1).lower()
-    return word in _PRONOUNS or (word in _RELATIVES and not text.rstrip("'\"’”»)").endswith("?"))
+    asks = text.rstrip("'\"’”»)").endswith("?")
+    return word in _PRONOUNS or (word in _RELATIVES and not asks)

@@ -6,14 +6,16 @@ A sentence counts when it names its topic ("Lantern Festival", "the old Fox" for
 whole words, case, singular and plural aside), or, asked in English of English text, the
 embedder puts it `NEAR` its topic or nearer; and it is a statement (not a heading) of
 `MIN_WORDS` words or more that the documents do not all say (a greeting, a sign-off:
-`SentenceIndex.formulaic`); of those (the statements that could count) the answer says
-what share it is: "1.0% of the 4,872 statements" is what "How frequently do discussions
-about artificial intelligence arise compared to other topics?" can compare. In the other languages of `language/often.py` only naming
-counts, with their plural and case endings (`_forms`): the embedder reads English. The answer shows the count: how many sentences, in how many of
-the documents, and for the documents holding most, each one's count and, quoted and cited,
-its sentence nearest the topic that best stands alone (`sentences.standalone`: "Now, it
-might not be AI." is near "artificial intelligence" and says nothing of it). Where none is
-near enough it says so and quotes the nearest: "rarely, if ever" is an answer too.
+`SentenceIndex.formulaic`). The answer says what share the count is of those statements
+(the ones that could count): "1.0% of the 4,872 statements" is what "How frequently do
+discussions about artificial intelligence arise compared to other topics?" can compare. In
+the other languages of `language/often.py` only naming counts, with their plural and case
+endings (`_forms`): the embedder reads English. The answer shows the count: how many
+sentences, in how many of the documents, and for the documents holding most, each one's
+count and, quoted and cited, its sentence nearest the topic that best stands alone
+(`sentences.standalone`: "Now, it might not be AI." is near "artificial intelligence" and
+says nothing of it). Where none is near enough it says so and quotes the nearest: "rarely,
+if ever" is an answer too.
 
 `NEAR`, measured with all-MiniLM-L6-v2 over the paper's podcast transcripts (ten episodes,
 6,434 sentences) by `scripts/eval_tally.py`: of 68 sentences sampled evenly through the
@@ -67,7 +69,7 @@ class Tally:
     documents: int  # documents in the index
     nearest: int | None  # where none is near enough: the nearest sentence of all
     nearness: float  # ... and its nearness
-    counted: int = 0  # the sentences that could count (statements, not formulas): of these
+    counted: int = 0  # the statements that could count (`MIN_WORDS`, no formula): the share's whole
 
 
 def count(sentences: SentenceIndex, vector: np.ndarray, topic: str, language: str = "en"

@@ -56,11 +56,10 @@ RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best on
 UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
 PRONOUN_WEIGHT = 0.6  # a sentence's quality as a group's line when it opens "He ..." (`_rank_sentences`)
 FORMULA_WEIGHT = 0.05  # a sentence's quality as a group's line when a formula (`evidence.formulaic`)
-# ... and when it only names something (`garbles.names_only`, past a speaker's label): a
-# topic's quote that says nothing of what it names ("Mickey Goldberg and Michael Shadlen.",
-# the podcast's answer to the question of companies; a page header, "Behind the Tech Kevin
-# Scott Podcast EP-12: Bill Coughran: Human-Centered AI 9"; Carol's "THE LAST OF THE
-# SPIRITS")
+# ... and when it only names something (`garbles.names_only`, past a speaker's label): it
+# says nothing of what it names ("Mickey Goldberg and Michael Shadlen.", a topic's quote in
+# the podcast's answer on companies; Carol's heading "THE LAST OF THE SPIRITS"). 60 of the
+# podcast index's 6,434 sentences of four words or more are so, 13 of Carol's 1,835
 NAMING_WEIGHT = 0.05
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
@@ -335,6 +334,7 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
+    formulas = sentences.formulaic()
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
@@ -343,7 +343,7 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
         quality = standalone(text, long=30)  # a theme line should be short
         if opens_with_pronoun(text):  # says of whom only beside the sentence before it
             quality *= PRONOUN_WEIGHT
-        if sentences.formulaic()[r]:  # a greeting the documents all say tells nothing of the group
+        if formulas[r]:  # a greeting the documents all say tells nothing of the group
             quality *= FORMULA_WEIGHT
         elif _names_only(sentences, r):
             quality *= NAMING_WEIGHT
