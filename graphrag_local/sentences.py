@@ -219,6 +219,12 @@ def word_count(text: str) -> int:
     return len(tokens(text))
 
 
+def asks(text: str) -> bool:
+    """Whether the sentence is a question (it ends with "?", a closing quote or bracket
+    aside)."""
+    return text.rstrip("'\"’”»)").endswith("?")
+
+
 def standalone(text: str, long: int = 45) -> float:
     """How well a sentence stands alone as a statement about its subject, 0 to 1: a
     question, a quoted utterance (dialogue speaks for a character, not for the text) and
@@ -228,7 +234,7 @@ def standalone(text: str, long: int = 45) -> float:
     text = text.strip()
     n = word_count(text)
     score = 1.0
-    if text.rstrip("'\"’”»)").endswith("?"):
+    if asks(text):
         score -= 0.5
     if (text[:1] in _OPENING_QUOTES or re.search(r"[.!?,]['\"’”»]$", text)
             or any(m.group(1).islower() for m in _ATTRIBUTED.finditer(text))):
@@ -267,5 +273,4 @@ def opens_with_pronoun(text: str) -> bool:
     if not first:
         return False
     word = first.group(1).lower()
-    asks = text.rstrip("'\"’”»)").endswith("?")
-    return word in _PRONOUNS or (word in _RELATIVES and not asks)
+    return word in _PRONOUNS or (word in _RELATIVES and not asks(text))

@@ -342,6 +342,17 @@ def test_a_sentence_opening_with_which_is_a_groups_line_after_one_naming_its_sub
     assert s.text(report_rows(topic, s, 1, 200)[0]) == named
 
 
+def test_a_speakers_label_is_not_among_the_four_words_a_groups_line_needs():
+    """"KEVIN SCOTT: Or the PC." was a topic's evidence, its label's words counted among
+    the four a line needs (as the count by document does not count them,
+    `tally.MIN_WORDS`). Its own three words say nothing of the group."""
+    s = index([("d1", ("PC",), 0, "KIM LEE: Or the PC."),
+               ("d1", ("PC",), 1, "The PC arrived at the harbour office in 1984.")])
+    topic = Group("t", "t", None, s.rows_naming(["PC"]), 1.0, members=frozenset({"PC"}))
+    assert [s.text(r) for r in report_rows(topic, s, 3, 200)] == [
+        "The PC arrived at the harbour office in 1984."]
+
+
 def test_a_group_whose_best_sentence_only_names_is_no_theme_of_a_question_nothing_answers():
     """The podcast's community of Surya Ganguli's two collaborators, whose one sentence is
     "Mickey Goldberg and Michael Shadlen.", was a topic of the answer on companies and

@@ -338,7 +338,7 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
-        if word_count(text) < 4:
+        if word_count(unlabelled(text)) < 4:  # a speaker's label says nothing of the group
             continue
         quality = standalone(text, long=30)  # a theme line should be short
         if opens_with_pronoun(text):  # says of whom only beside the sentence before it
