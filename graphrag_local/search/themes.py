@@ -55,12 +55,12 @@ REDUNDANCY_PENALTY = 0.3  # times a chosen group's likeness above 0.5
 RELEVANCE_MARGIN = 0.12  # a focused question keeps groups this near the best one
 UNCITED_SENTENCE_BONUS = 0.1  # a sentence of a document the answer does not cite yet
 PRONOUN_WEIGHT = 0.6  # a sentence's quality as a group's line when it opens "He ..." (`_rank_sentences`)
-FORMULA_WEIGHT = 0.05  # a sentence's quality as a group's line when a formula (`evidence.formulaic`)
-# ... and when it only names something (`garbles.names_only`, past a speaker's label): it
-# says nothing of what it names ("Mickey Goldberg and Michael Shadlen.", a topic's quote in
-# the podcast's answer on companies; Carol's heading "THE LAST OF THE SPIRITS"). 60 of the
-# podcast index's 6,434 sentences of four words or more are so, 13 of Carol's 1,835
-NAMING_WEIGHT = 0.05
+# a sentence's quality as a group's line when it says nothing (`_says_nothing`): a formula
+# (`evidence.formulaic`), or one that only names something ("Mickey Goldberg and Michael
+# Shadlen.", a topic's quote in the podcast's answer on companies; Carol's heading "THE
+# LAST OF THE SPIRITS": 60 of the podcast index's 6,434 sentences of four words or more,
+# 13 of Carol's 1,835)
+FORMULA_WEIGHT = 0.05
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
 SPREAD_MARGIN = 0.15  # the median document's best sentence this near the best: spread,
@@ -313,16 +313,11 @@ def choose_themes(
     return Selection(themes, focus, len(scored), selective)
 
 
-def _names_only(sentences: SentenceIndex, row: int) -> bool:
-    """Whether the sentence only names something, past a speaker's label
-    (`garbles.names_only`)."""
-    return garbles.names_only(unlabelled(sentences.text(row)))
-
-
 def _says_nothing(sentences: SentenceIndex, row: int) -> bool:
-    """Whether the sentence is a formula or only names something: a group whose best
-    sentence is one says nothing that a collection-wide answer could show of it."""
-    return bool(sentences.formulaic()[row]) or _names_only(sentences, row)
+    """Whether the sentence is a formula or only names something, past a speaker's label
+    (`garbles.names_only`): a group whose best sentence is one says nothing that a
+    collection-wide answer could show of it."""
+    return bool(sentences.formulaic()[row]) or garbles.names_only(unlabelled(sentences.text(row)))
 
 
 def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[tuple[float, int]]:
@@ -334,7 +329,6 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
-    formulas = sentences.formulaic()
     out = []
     for k, r in enumerate(rows.tolist()):
         text = sentences.text(r)
@@ -343,10 +337,8 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
         quality = standalone(text, long=30)  # a theme line should be short
         if opens_with_pronoun(text):  # says of whom only beside the sentence before it
             quality *= PRONOUN_WEIGHT
-        if formulas[r]:  # a greeting the documents all say tells nothing of the group
+        if _says_nothing(sentences, r):  # a greeting the documents all say, a list of names
             quality *= FORMULA_WEIGHT
-        elif _names_only(sentences, r):
-            quality *= NAMING_WEIGHT
         out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
     return sorted(out, key=lambda x: (-settled(x[0]), x[1]))
 
