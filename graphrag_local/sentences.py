@@ -202,7 +202,13 @@ def near_duplicate(a: str, b: str, threshold: float = 0.8) -> bool:
     return shared / len(wa | wb) >= threshold or (len(wa) >= 4 and shared / len(wa) >= 0.9)
 
 
-_OPENING_QUOTES = "'\"‘“«„"
+_OPENING_QUOTES = "'\"‘“«„「『"
+_CLOSING = "'\"’”»」』"
+# an utterance closed where the sentence ends ("... the ghost of Jacob Marley!'", Chinese
+# "你姓赵么？”", Japanese "「なんじゃ」")
+# (a Japanese quote needs no stop inside it; an apostrophe after a word is no quote:
+# "the Cratchits'")
+_UTTERED = re.compile(r"(?:[.!?,。！？，、][" + _CLOSING + "]|[」』])$")
 # a quote closed after a comma, "!" or "?" and a lower-case word after it: an utterance
 # and who said it ("Now, it wasn't,' cried Bob, ..."; "Eh?' said old Joe"; "», dit-il")
 _ATTRIBUTED = re.compile(r"[,!?]['\"’”»“],?\s+(\w)")
@@ -220,9 +226,10 @@ def word_count(text: str) -> int:
 
 
 def asks(text: str) -> bool:
-    """Whether the sentence is a question (it ends with "?", a closing quote or bracket
-    aside)."""
-    return text.rstrip("'\"’”»)").endswith("?")
+    """Whether the sentence is a question (it ends with "?", or in Chinese and Japanese
+    "？", a closing quote or bracket aside): 61 of the 767 sentences of 阿Q正传 end with
+    "？" ("我怎么会有你这样的本家？"), none with "?"."""
+    return text.rstrip(_CLOSING + ")）").endswith(("?", "？"))
 
 
 def standalone(text: str, long: int = 45) -> float:
@@ -236,7 +243,7 @@ def standalone(text: str, long: int = 45) -> float:
     score = 1.0
     if asks(text):
         score -= 0.5
-    if (text[:1] in _OPENING_QUOTES or re.search(r"[.!?,]['\"’”»]$", text)
+    if (text[:1] in _OPENING_QUOTES or _UTTERED.search(text)
             or any(m.group(1).islower() for m in _ATTRIBUTED.finditer(text))):
         score -= 0.4
     if text[:1] == "[":

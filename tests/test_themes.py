@@ -266,6 +266,24 @@ def test_standalone_sees_an_utterance_split_from_its_opening_quote_and_an_editor
     assert standalone("'Ah!' Scrooge had said.") < 1.0  # opens with its quote, as before
 
 
+def test_standalone_reads_questions_and_dialogue_in_chinese_and_japanese():
+    """阿Q正传 asks with "？" (61 of its 767 sentences), none with "?", and quotes with “”;
+    阿部一族 quotes with 「」, a stop inside the quote or none. Such sentences speak for a
+    character, as in English, and rank after the narration."""
+    from graphrag_local.sentences import asks
+
+    narration = "阿Ｑ没有家，住在未庄的土谷祠里，也没有固定的职业，只给人家做短工。"
+    assert standalone(narration) == 1.0
+    assert asks("我怎么会有你这样的本家？") and asks("你姓赵么？”")
+    assert standalone("我怎么会有你这样的本家？") < standalone(narration)
+    assert standalone("赵太爷跳过去，给了他一个嘴巴，说道你怎么会姓赵！”") < standalone(narration)
+    japanese = "忠利は長十郎と顔を見合わせていたのに、半分寝返りをするように脇を向いた。"
+    assert standalone(japanese) == 1.0
+    assert standalone("「それはいかんぞよ」こう言って忠利は長十郎と顔を見合わせていた。") < 1.0
+    assert standalone("長十郎は忠利にもう一度殉死のお許しをお願いしたいと申し上げた」") < 1.0
+    assert not asks("The Cratchits' goose was a marvel.") and not asks("他说：“好！”")
+
+
 def test_scores_that_differ_in_the_last_bits_tie_and_the_earlier_row_wins():
     """Two CPU families give one sentence nearness scores ~1e-7 apart: such scores tie
     (settled at SCORE_DECIMALS) and a tie goes to the earlier row, so the ranking is the
@@ -351,6 +369,7 @@ def test_a_speakers_label_is_not_among_the_four_words_a_groups_line_needs():
     topic = Group("t", "t", None, s.rows_naming(["PC"]), 1.0, members=frozenset({"PC"}))
     assert [s.text(r) for r in report_rows(topic, s, 3, 200)] == [
         "The PC arrived at the harbour office in 1984."]
+
 
 
 def test_a_group_whose_best_sentence_only_names_is_no_theme_of_a_question_nothing_answers():
