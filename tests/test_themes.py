@@ -372,6 +372,32 @@ def test_a_speakers_label_is_not_among_the_four_words_a_groups_line_needs():
 
 
 
+def test_a_question_a_guest_answers_is_said_by_the_answer():
+    """8 of the 116 lines of the podcast's ten quoted answers were questions, the host's:
+    "KEVIN SCOTT: And you were on the CPU design team for one of their microprocessors,
+    right?" quoted where the guest's next turn says it ("JUDY ESTRIN: I was on the design
+    team of the Z8 and Z8000."). The answer is quoted in the question's place: its turn's
+    first sentence that says something of what was asked, unless a later one is much
+    nearer. A reply that says nothing of it leaves the question as it is, and a question
+    no one else answers (dialogue without speakers' labels) too."""
+    question = "KIM LEE: And you were on the design team of the Zed chip, right?"
+    s = index([("d1", ("Zed",), 0, question),
+               ("d1", (), 0, "ANA RUIZ: I was on the design team of the Zed and its successor."),
+               ("d1", (), 1, "I was part of the software group."),
+               ("d1", ("Zed",), 2, "The Zed chip shipped in the spring of 1979 to Ohio."),
+               ("d2", ("Zed",), 0, "KIM LEE: What did the Zed chip change for you then?"),
+               ("d2", (), 0, "ANA RUIZ: Okay, we need to wrap up for today."),
+               ("d3", ("Zed",), 0, "'Was the Zed chip on the team's table?' asked Kim."),
+               ("d3", (), 0, "'It was on the design team's table,' said Ana.")])
+    topic = Group("t", "t", None, s.rows_naming(["Zed"]), 1.0, members=frozenset({"Zed"}))
+    said = [s.text(r) for r in report_rows(topic, s, 6, 400)]
+    assert "ANA RUIZ: I was on the design team of the Zed and its successor." in said
+    assert question not in said and "I was part of the software group." not in said
+    assert "KIM LEE: What did the Zed chip change for you then?" in said
+    assert "ANA RUIZ: Okay, we need to wrap up for today." not in said
+    assert "'Was the Zed chip on the team's table?' asked Kim." in said
+    assert s.reply(0) == [1, 2, 3] and s.reply(1) == [] and s.reply(4) == [5] and s.reply(6) == []
+
 def test_a_group_whose_best_sentence_only_names_is_no_theme_of_a_question_nothing_answers():
     """The podcast's community of Surya Ganguli's two collaborators, whose one sentence is
     "Mickey Goldberg and Michael Shadlen.", was a topic of the answer on companies and

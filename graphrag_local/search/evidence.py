@@ -23,7 +23,7 @@ import numpy as np
 from ..language.amounts import Asked, states_amount
 from ..language.messages import main_language, question_language
 from ..schema import Source
-from ..sentences import squash, unlabelled
+from ..sentences import asks, label_of, squash, unlabelled
 from ..stages.ground import contains, normalise
 from .common import IndexData
 from .lexical import BM25, fuse
@@ -80,6 +80,7 @@ FORMULA_SHARE = 1 / 3
 FORMULA_SHORT = 8
 FORMULA_MOST = 0.6
 _PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
+REPLY_SENTENCES = 3  # of a turn answering a question, read for the sentence that answers it
 _QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
 
@@ -334,6 +335,31 @@ class SentenceIndex:
         if self._plain is not None and np.array_equal(q, self._plain[0]):
             return self._plain[1] if rows is None else self._plain[1][rows]
         return self.similarity(vector, rows)
+
+    def reply(self, row: int, most: int = REPLY_SENTENCES) -> list[int]:
+        """The first `most` sentences of the turn that answers the question at `row`, in a
+        transcript: the next sentence of its chunk opens another speaker's turn ("KEVIN
+        SCOTT: And you were on the CPU design team for one of their microprocessors,
+        right?" then "JUDY ESTRIN: I was on the design team of the Z8 and Z8000."), up to
+        that turn's end. [] where the row does not ask, or no one else answers it there."""
+        text = self.text(row)
+        if not asks(text):
+            return []
+        source = self.sources[row]
+        in_chunk = sorted(self._by_chunk[source.chunk_id].tolist(), key=lambda r: self.sources[r].start)
+        after = in_chunk[in_chunk.index(row) + 1:]
+        if not after:
+            return []
+        answering = label_of(self.text(after[0]))
+        asking = label_of(text) or self._data.speaker(source)
+        if not answering or answering == asking:
+            return []
+        turn = [after[0]]
+        for r in after[1:most]:
+            if label_of(self.text(r)):
+                break
+            turn.append(r)
+        return turn
 
     def _beside(self) -> np.ndarray:
         """Pairs of rows (a, b) where b is the sentence just after a in its chunk, in the

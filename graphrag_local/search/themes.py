@@ -37,15 +37,18 @@ passed in (the embedding test here, or the model's YES/NO where it measures bett
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .. import garbles
-from ..sentences import near_duplicate, opens_with_pronoun, standalone, unlabelled, word_count
+from ..sentences import (asks, near_duplicate, opens_with_pronoun, standalone, unlabelled,
+                         word_count)
 from .common import Citation
 from .evidence import SentenceIndex, settled
+from .line_checks import said_of
 
 # nearness of a question's best sentence at which relevance starts / fully decides
 FOCUS_LOW = 0.35
@@ -61,6 +64,13 @@ PRONOUN_WEIGHT = 0.6  # a sentence's quality as a group's line when it opens "He
 # LAST OF THE SPIRITS": 60 of the podcast index's 6,434 sentences of four words or more,
 # 13 of Carol's 1,835)
 FORMULA_WEIGHT = 0.05
+# a reply's first sentence that says something is the answer to a question (`_answer`)
+# unless a later one of its turn is this much nearer the question: "JUDY ESTRIN: I was on
+# the design team of the Z8 and Z8000." (0.35) before "I was part of the software group."
+# (0.38); "Whenever humanity creates a technology as powerful ... as AI, we owe it to
+# ourselves ... to make it right." (0.57) after "FEI-FEI LI: Well, Kevin, that's a big
+# topic." (0.42)
+REPLY_FIRST = 0.1
 PEAK_MARGIN = 0.08  # ... and groups holding a sentence this near its best sentence
 SPREAD_DOCUMENTS = 4  # documents needed before a question's matches can be called spread
 SPREAD_MARGIN = 0.15  # the median document's best sentence this near the best: spread,
@@ -329,8 +339,10 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
     near = _norm(s.sims.tolist())
     cent = _norm(central.tolist())
     about = _norm(sentences.aboutness(rows, s.group.members).tolist())
-    out = []
+    best: dict[int, float] = {}
     for k, r in enumerate(rows.tolist()):
+        # a question a transcript's guest answers is said by the answer, in its place
+        r = _answer(sentences, r)
         text = sentences.text(r)
         if word_count(unlabelled(text)) < 4:  # a speaker's label says nothing of the group
             continue
@@ -339,8 +351,43 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
             quality *= PRONOUN_WEIGHT
         if _says_nothing(sentences, r):  # a greeting the documents all say, a list of names
             quality *= FORMULA_WEIGHT
-        out.append((focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality, r))
-    return sorted(out, key=lambda x: (-settled(x[0]), x[1]))
+        score = focus * near[k] + (1 - focus) * (0.3 * cent[k] + 0.7 * about[k]) * quality
+        best[r] = max(score, best.get(r, score))
+    return sorted(((sc, r) for r, sc in best.items()), key=lambda x: (-settled(x[0]), x[1]))
+
+
+def _subjects(text: str) -> frozenset[str]:
+    """What a sentence speaks of, its speaker's label aside: its content words
+    (`line_checks.said_of`) and the words it writes in capitals ("AI")."""
+    text = unlabelled(text)
+    return said_of(text) | frozenset(w.lower() for w in _CAPITALS.findall(text))
+
+
+_CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
+
+
+def _answer(sentences: SentenceIndex, row: int) -> int:
+    """The row, or where it is a question another speaker answers in the turn after it
+    (`SentenceIndex.reply`), that turn's sentence nearest the question among those that say
+    something of what it asks (four words of their own, not asking, not a formula, a
+    content word of the question's: not "I'm blanking on his name, but yeah, that's
+    absolutely true.", nor the co-host's "Okay, so, I think that we need to wrap up for
+    today." after a question of the host's): of the podcast's ten
+    quoted answers, 8 of 116 lines were questions, the host's ("KEVIN SCOTT: So, speaking
+    of this big change in the industry, what are the big changes that you've seen ... at
+    Pixar over your tenure there?"), where what is said of the topic is the guest's reply
+    ("DANIELLE FEINBERG: Well, I think at Pixar, a lot of it's about the technology and
+    continuing to push it and see what you can do.")."""
+    asked = _subjects(sentences.text(row))
+    turn = [r for r in sentences.reply(row)
+            if word_count(unlabelled(sentences.text(r))) >= 4 and not asks(sentences.text(r))
+            and not _says_nothing(sentences, r) and _subjects(sentences.text(r)) & asked]
+    if not turn:
+        return row
+    near = (sentences.matrix[turn] @ sentences.matrix[row]).tolist()
+    near[0] += REPLY_FIRST  # the turn's first words answer, unless a later sentence is nearer
+    score = [n * standalone(sentences.text(r), long=30) for r, n in zip(turn, near)]
+    return turn[max(range(len(turn)), key=lambda k: (settled(score[k]), -k))]
 
 
 def _pick_sentence(ranked: list[tuple[float, int]], sentences: SentenceIndex, focus: float,
