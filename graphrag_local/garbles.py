@@ -7,7 +7,9 @@ not the sentence it meant. A line is garbled when it
 - loops (`loops`), says a name twice in a row (`doubled_name`) or a word twice in a row
   where what it cites does not (`stutters`: "a new king who who hated");
 - stops inside a phrase of what it cites (`cut_short`: "... investors in." of "investors
-  in Silicon Valley") or on a verb that needs more (`dangles`: "Marley's face was.");
+  in Silicon Valley"), on a verb that needs more (`dangles`: "Marley's face was."), or on
+  the words opening a clause it leaves out (`stops_at_opening`: "... and in hindsight."
+  of "and in hindsight, I wish we had ...");
 - leaves a word out of a phrase (`gapped`: "the main between" of "the main road between");
 - turns a word of a phrase it cites into a function word (`swapped`: "a did thing" of "a
   done thing");
@@ -206,6 +208,33 @@ def miscased(sentence: str, sources: list[str]) -> str:
 
 
 AUXILIARIES = frozenset("is was are were be been being am has have had".split())
+
+
+# words that join two clauses, after which an opening phrase may stand before its comma
+_JOINING = frozenset("and but or yet".split())
+
+
+def stops_at_opening(sentence: str, sources: list[str]) -> str:
+    """The words the sentence ends on, a joining word and a phrase opening with a
+    preposition, where a cited sentence says them as the opening of a clause (a comma and
+    the clause after them) that the sentence leaves out, or "": "Andrew Ng: We started off
+    using Google's Cloud, which was the CPU's and in hindsight." of "... the CPU's and in
+    hindsight, I wish we had tried to build up GPU capabilities ...", kept in the
+    podcast's companies answer (stop 70). Of the 222 distinct lines of
+    docs/eval_runs/*.jsonl stored with what they cite, it finds none (ending on a joining
+    word and any words, two, both labelled supported: "... no one so brave." is "so"
+    the adverb)."""
+    if CJK.search(sentence):
+        return ""
+    found = _WORD.findall(sentence)
+    words = [w.lower() for w in found]
+    for k in range(max(1, len(words) - 4), len(words) - 1):
+        if words[k] in _JOINING and words[k + 1] in PREPOSITIONS:
+            tail = _phrase(words[k:])
+            if any(re.search(tail + r",\s*\w", s, re.IGNORECASE) for s in sources):
+                return " ".join(found[k:])
+            return ""
+    return ""
 
 
 def dangles(sentence: str, sources: list[str]) -> bool:

@@ -195,6 +195,24 @@ def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert not ok and "'whole' twice in a row" in why
 
 
+def test_a_line_ending_on_the_opening_of_a_clause_it_leaves_out_is_dropped():
+    """The 1.5B stopped a podcast line where a clause of what it cites begins: "... the
+    CPU's and in hindsight." of "... the CPU's and in hindsight, I wish we had tried to
+    build up GPU capabilities ..." (kept in the companies answer, stop 70)."""
+    cited = ["We started off using Google's Cloud, the CPU's and in hindsight, I wish we had "
+             "tried to build up GPU capabilities like Google sooner."]
+    line = "We started off using Google's Cloud, which was the CPU's and in hindsight."
+    assert garbles.stops_at_opening(line, cited) == "and in hindsight"
+    ok, why = lc.verdict(line, cited)
+    assert not ok and "'and in hindsight', the opening of a clause" in why
+    # the phrase ending the cited sentence too, or the clause said after it, is no garble
+    assert garbles.stops_at_opening("They sold the boats and in the spring.",
+                                    ["They sold the boats and in the spring."]) == ""
+    assert garbles.stops_at_opening("Scrooge went home and at last slept.",
+                                    ["Scrooge went home and at last, he slept."]) == ""
+    assert garbles.stops_at_opening("No one was so brave.", ["No one was so brave, he said."]) == ""
+
+
 def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     """The 1.5B made Joe's question a statement of his: "Joe said he took the rings and all
     with him lying there." (the woman took them; Carol's themes, issue 30)."""

@@ -47,6 +47,7 @@ def asked_about(question: str, evidence: list[str]) -> frozenset[str]:
 # order, each with why a line it finds is dropped ("{}": what it found)
 GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.cut_short, "ends inside a phrase of what it cites"),
+    (garbles.stops_at_opening, "ends on '{}', the opening of a clause it leaves out"),
     (garbles.miscased, "writes '{}' with a capital where what it cites does not (garbled)"),
     (garbles.gapped, "leaves a word out of what it cites ('{}')"),
     (garbles.beheaded, "leaves '{}' out of what it cites, and says the rest of another thing"),
