@@ -398,6 +398,25 @@ def test_a_question_a_guest_answers_is_said_by_the_answer():
     assert "'Was the Zed chip on the team's table?' asked Kim." in said
     assert s.reply(0) == [1, 2, 3] and s.reply(1) == [] and s.reply(4) == [5] and s.reply(6) == []
 
+
+def test_a_question_the_asker_goes_on_from_is_said_by_the_answer_after_and_a_filler_is_not_one():
+    """"CHRISTINA WARREN: One of the questions that you asked Andrew was, what technology is
+    he most impressed by ... with AI?" then "I wanted to turn that back on you ..." and
+    "KEVIN SCOTT: I'm excited that this trend ... more practical AI and machine learning
+    solutions." A word of speech shared ("like") is not what was asked: "KEVIN SCOTT: So,
+    you mean like the dogs from the Pixar film Up?" is not answered by "CHRISTINA WARREN:
+    Yes, yes, yes, the small mailman smells like chocolate." (a joke)."""
+    asked = "KIM LEE: One of the questions you asked was, which boats sold best in the north?"
+    dogs = "KIM LEE: So, you mean like the dogs from the Zed film?"
+    s = index([("d1", ("Zed",), 0, asked),
+               ("d1", (), 1, "I wanted to turn that back on you."),
+               ("d1", (), 0, "ANA RUIZ: The fishing boats sold best along the north coast."),
+               ("d2", ("Zed",), 2, dogs),
+               ("d2", (), 2, "ANA RUIZ: Yes, yes, the small mailman smells like chocolate.")])
+    topic = Group("t", "t", None, s.rows_naming(["Zed"]), 1.0, members=frozenset({"Zed"}))
+    said = [s.text(r) for r in report_rows(topic, s, 6, 400)]
+    assert said == ["ANA RUIZ: The fishing boats sold best along the north coast.", dogs]
+
 def test_a_group_whose_best_sentence_only_names_is_no_theme_of_a_question_nothing_answers():
     """The podcast's community of Surya Ganguli's two collaborators, whose one sentence is
     "Mickey Goldberg and Michael Shadlen.", was a topic of the answer on companies and

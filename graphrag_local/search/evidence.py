@@ -81,6 +81,7 @@ FORMULA_SHORT = 8
 FORMULA_MOST = 0.6
 _PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
 REPLY_SENTENCES = 3  # of a turn answering a question, read for the sentence that answers it
+ASKER_GOES_ON = 2  # sentences the asker may say after the question, before that turn
 _QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
 
@@ -338,16 +339,22 @@ class SentenceIndex:
 
     def reply(self, row: int, most: int = REPLY_SENTENCES) -> list[int]:
         """The first `most` sentences of the turn that answers the question at `row`, in a
-        transcript: the next sentence of its chunk opens another speaker's turn ("KEVIN
-        SCOTT: And you were on the CPU design team for one of their microprocessors,
-        right?" then "JUDY ESTRIN: I was on the design team of the Z8 and Z8000."), up to
-        that turn's end. [] where the row does not ask, or no one else answers it there."""
+        transcript: the next sentence of its chunk, or the next after the asker's own one or
+        two, opens another speaker's turn ("KEVIN SCOTT: And you were on the CPU design
+        team for one of their microprocessors, right?" then "JUDY ESTRIN: I was on the
+        design team of the Z8 and Z8000."), up to that turn's end. [] where the row does not
+        ask, or no one else answers it there."""
         text = self.text(row)
         if not asks(text):
             return []
         source = self.sources[row]
         in_chunk = sorted(self._by_chunk[source.chunk_id].tolist(), key=lambda r: self.sources[r].start)
         after = in_chunk[in_chunk.index(row) + 1:]
+        # the asker may go on a sentence or two before the other speaker's turn
+        for _ in range(ASKER_GOES_ON):
+            if not after or label_of(self.text(after[0])):
+                break
+            after = after[1:]
         if not after:
             return []
         answering = label_of(self.text(after[0]))

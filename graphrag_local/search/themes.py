@@ -358,12 +358,18 @@ def _rank_sentences(s: Scored, sentences: SentenceIndex, focus: float) -> list[t
 
 def _subjects(text: str) -> frozenset[str]:
     """What a sentence speaks of, its speaker's label aside: its content words
-    (`line_checks.said_of`) and the words it writes in capitals ("AI")."""
+    (`line_checks.said_of`) but the fillers of speech (`_FILLERS`), and the words it
+    writes in capitals ("AI")."""
     text = unlabelled(text)
-    return said_of(text) | frozenset(w.lower() for w in _CAPITALS.findall(text))
+    return (said_of(text) - _FILLERS) | frozenset(w.lower() for w in _CAPITALS.findall(text))
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
+# words of speech that say nothing of its topic, by their first five letters as `said_of`
+# gives them: "KEVIN SCOTT: So, you mean like the dogs from the Pixar film Up?" is not
+# answered by "CHRISTINA WARREN: Yes, yes, yes, the small mailman smells like chocolate."
+_FILLERS = frozenset(w[:5] for w in """like yeah yes mean know think really sort kind just okay
+well actually thing things stuff guess right""".split())
 
 
 def _answer(sentences: SentenceIndex, row: int) -> int:
@@ -377,7 +383,8 @@ def _answer(sentences: SentenceIndex, row: int) -> int:
     of this big change in the industry, what are the big changes that you've seen ... at
     Pixar over your tenure there?"), where what is said of the topic is the guest's reply
     ("DANIELLE FEINBERG: Well, I think at Pixar, a lot of it's about the technology and
-    continuing to push it and see what you can do.")."""
+    continuing to push it and see what you can do."); 1 is now, a long one the co-host
+    follows with "Okay, so, I think that we need to wrap up for today."."""
     asked = _subjects(sentences.text(row))
     turn = [r for r in sentences.reply(row)
             if word_count(unlabelled(sentences.text(r))) >= 4 and not asks(sentences.text(r))
