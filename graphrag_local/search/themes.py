@@ -44,8 +44,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import garbles
-from ..sentences import (asks, near_duplicate, opens_with_pronoun, standalone, unlabelled,
-                         word_count)
+from ..sentences import asks, near_duplicate, opens_with_pronoun, standalone, unlabelled, word_count
 from .common import Citation
 from .evidence import SentenceIndex, settled
 from .line_checks import said_of
@@ -375,16 +374,15 @@ well actually thing things stuff guess right""".split())
 def _answer(sentences: SentenceIndex, row: int) -> int:
     """The row, or where it is a question another speaker answers in the turn after it
     (`SentenceIndex.reply`), that turn's sentence nearest the question among those that say
-    something of what it asks (four words of their own, not asking, not a formula, a
-    content word of the question's: not "I'm blanking on his name, but yeah, that's
+    something of what it asks: four words of their own, not asking, not a formula, and a
+    word of the question's (`_subjects`; not "I'm blanking on his name, but yeah, that's
     absolutely true.", nor the co-host's "Okay, so, I think that we need to wrap up for
-    today." after a question of the host's): of the podcast's ten
-    quoted answers, 8 of 116 lines were questions, the host's ("KEVIN SCOTT: So, speaking
-    of this big change in the industry, what are the big changes that you've seen ... at
-    Pixar over your tenure there?"), where what is said of the topic is the guest's reply
-    ("DANIELLE FEINBERG: Well, I think at Pixar, a lot of it's about the technology and
-    continuing to push it and see what you can do."); 1 is now, a long one the co-host
-    follows with "Okay, so, I think that we need to wrap up for today."."""
+    today." after a question of the host's). Of the podcast's ten quoted answers' 116
+    lines, 8 were the hosts' questions ("KEVIN SCOTT: So, speaking of this big change in the
+    industry, what are the big changes that you've seen ... at Pixar over your tenure
+    there?") where what is said of the topic is the guest's reply ("DANIELLE FEINBERG:
+    Well, I think at Pixar, a lot of it's about the technology and continuing to push it and
+    see what you can do."); 1 is now, a long one the co-host follows with that sign-off."""
     asked = _subjects(sentences.text(row))
     turn = [r for r in sentences.reply(row)
             if word_count(unlabelled(sentences.text(r))) >= 4 and not asks(sentences.text(r))
