@@ -213,6 +213,20 @@ def test_a_line_ending_on_the_opening_of_a_clause_it_leaves_out_is_dropped():
     assert garbles.stops_at_opening("No one was so brave.", ["No one was so brave, he said."]) == ""
 
 
+def test_a_line_putting_an_article_before_a_word_that_takes_none_is_dropped():
+    """The 1.5B wedged "the" into a run of what it cited: "Whether it's the cryptography
+    interesting or the who the hell is Satoshi is interesting." of "... or who the hell is
+    Satoshi is interesting ..." (kept in the podcast's anecdotes answer, stop 70)."""
+    cited = ["Whether it's the cryptography interesting or who the hell is Satoshi is "
+             "interesting or the financial or legal consequences are interesting."]
+    line = "Whether it's the cryptography interesting or the who the hell is Satoshi is interesting."
+    assert garbles.article_before(line, cited) == "the who"
+    ok, why = lc.verdict(line, cited)
+    assert not ok and "'the who' together" in why
+    # a name its source writes so, and a noun that is also an auxiliary's word, are kept
+    assert garbles.article_before("The Who played in London.", ["The Who played in London."]) == ""
+    assert garbles.article_before("Scrooge wrote a will.", ["Scrooge wrote his will."]) == ""
+
 def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     """The 1.5B made Joe's question a statement of his: "Joe said he took the rings and all
     with him lying there." (the woman took them; Carol's themes, issue 30)."""

@@ -64,6 +64,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.verbless, "has no verb: it is not a sentence"),
     (garbles.attribution_only, "says who spoke and not what they said"),
     (garbles.misnumbered, "puts 'a' before a plural ('{}', garbled)"),
+    (garbles.article_before, "puts '{}' together, an article before a word that takes none (garbled)"),
     (garbles.label_as_address,
      "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
     (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
