@@ -229,7 +229,7 @@ def asks(text: str) -> bool:
     """Whether the sentence is a question (it ends with "?", or in Chinese and Japanese
     "？", a closing quote or bracket aside): 61 of the 767 sentences of 阿Q正传 end with
     "？" ("我怎么会有你这样的本家？"), none with "?"."""
-    return text.rstrip(_CLOSING + ")）").endswith(("?", "？"))
+    return text.rstrip(_CLOSING + ")）]").endswith(("?", "？"))
 
 
 def standalone(text: str, long: int = 45) -> float:

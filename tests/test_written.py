@@ -195,37 +195,42 @@ def test_a_word_said_twice_in_a_row_is_a_garble_unless_its_source_says_it_so():
     assert not ok and "'whole' twice in a row" in why
 
 
-def test_a_line_ending_on_the_opening_of_a_clause_it_leaves_out_is_dropped():
-    """The 1.5B stopped a podcast line where a clause of what it cites begins: "... the
-    CPU's and in hindsight." of "... the CPU's and in hindsight, I wish we had tried to
-    build up GPU capabilities ..." (kept in the companies answer, stop 70)."""
-    cited = ["We started off using Google's Cloud, the CPU's and in hindsight, I wish we had "
-             "tried to build up GPU capabilities like Google sooner."]
-    line = "We started off using Google's Cloud, which was the CPU's and in hindsight."
-    assert garbles.stops_at_opening(line, cited) == "and in hindsight"
-    ok, why = lc.verdict(line, cited)
-    assert not ok and "'and in hindsight', the opening of a clause" in why
-    # the phrase ending the cited sentence too, or the clause said after it, is no garble
-    assert garbles.stops_at_opening("They sold the boats and in the spring.",
-                                    ["They sold the boats and in the spring."]) == ""
-    assert garbles.stops_at_opening("Scrooge went home and at last slept.",
-                                    ["Scrooge went home and at last, he slept."]) == ""
-    assert garbles.stops_at_opening("No one was so brave.", ["No one was so brave, he said."]) == ""
+@pytest.mark.parametrize("test, line, cited, found, why", [
+    # the 1.5B stopped a podcast line where a clause of what it cites begins (kept in the
+    # companies answer, stop 70)
+    (garbles.stops_at_opening,
+     "We started off using Google's Cloud, which was the CPU's and in hindsight.",
+     "We started off using Google's Cloud, the CPU's and in hindsight, I wish we had tried "
+     "to build up GPU capabilities like Google sooner.",
+     "and in hindsight", "'and in hindsight', the opening of a clause"),
+    # it wedged "the" into a run of what it cited (kept in the anecdotes answer, stop 70)
+    (garbles.article_before,
+     "Whether it's the cryptography interesting or the who the hell is Satoshi is interesting.",
+     "Whether it's the cryptography interesting or who the hell is Satoshi is interesting or "
+     "the financial or legal consequences are interesting.",
+     "the who", "'the who' together"),
+])
+def test_a_garble_read_off_the_podcasts_answers_is_dropped_and_says_why(test, line, cited,
+                                                                        found, why):
+    assert test(line, [cited]) == found
+    ok, reason = lc.verdict(line, [cited])
+    assert not ok and why in reason
 
 
-def test_a_line_putting_an_article_before_a_word_that_takes_none_is_dropped():
-    """The 1.5B wedged "the" into a run of what it cited: "Whether it's the cryptography
-    interesting or the who the hell is Satoshi is interesting." of "... or who the hell is
-    Satoshi is interesting ..." (kept in the podcast's anecdotes answer, stop 70)."""
-    cited = ["Whether it's the cryptography interesting or who the hell is Satoshi is "
-             "interesting or the financial or legal consequences are interesting."]
-    line = "Whether it's the cryptography interesting or the who the hell is Satoshi is interesting."
-    assert garbles.article_before(line, cited) == "the who"
-    ok, why = lc.verdict(line, cited)
-    assert not ok and "'the who' together" in why
-    # a name its source writes so, and a noun that is also an auxiliary's word, are kept
-    assert garbles.article_before("The Who played in London.", ["The Who played in London."]) == ""
-    assert garbles.article_before("Scrooge wrote a will.", ["Scrooge wrote his will."]) == ""
+@pytest.mark.parametrize("test, line, cited", [
+    # the phrase ending the cited sentence too, the clause said after it, an adverb
+    (garbles.stops_at_opening, "They sold the boats and in the spring.",
+     "They sold the boats and in the spring."),
+    (garbles.stops_at_opening, "Scrooge went home and at last slept.",
+     "Scrooge went home and at last, he slept."),
+    (garbles.stops_at_opening, "No one was so brave.", "No one was so brave, he said."),
+    # a name its source writes so, a noun that is also an auxiliary's word
+    (garbles.article_before, "The Who played in London.", "The Who played in London."),
+    (garbles.article_before, "Scrooge wrote a will.", "Scrooge wrote his will."),
+])
+def test_what_those_garble_tests_leave(test, line, cited):
+    assert test(line, [cited]) == ""
+
 
 def test_a_line_stating_what_its_sentence_only_asks_is_dropped():
     """The 1.5B made Joe's question a statement of his: "Joe said he took the rings and all

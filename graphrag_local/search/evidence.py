@@ -82,7 +82,6 @@ FORMULA_MOST = 0.6
 _PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line between two sentences
 REPLY_SENTENCES = 3  # of a turn answering a question, read for the sentence that answers it
 ASKER_GOES_ON = 2  # sentences the asker may say after the question, before that turn
-_QUESTION = re.compile(r"[?？][\"'’”»」』)\]]*\s*$")  # a sentence that asks
 
 
 def settled(scores):
@@ -380,7 +379,7 @@ class SentenceIndex:
                 rows = sorted(in_chunk.tolist(), key=lambda r: self.sources[r].start)
                 for a, b in zip(rows, rows[1:]):
                     gap = text[self.sources[a].end:self.sources[b].start]
-                    if not _PARAGRAPH.search(gap) or _QUESTION.search(self.text(a)):
+                    if not _PARAGRAPH.search(gap) or asks(self.text(a)):
                         pairs.append((a, b))
             self._pairs.append(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
         return self._pairs[0]
