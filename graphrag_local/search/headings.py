@@ -6,8 +6,9 @@ said counts: "Chinese" for "China") is shown; one naming what is not said (or sa
 a form its text never writes, `_name_form`) is cut before that name, and shown if two words
 or more are left; one that only restates the question, loops, speaks in the first person,
 says the request's words (`echoes`), relates names its text gives as alternatives ("MIT and
-Caltech Compete with Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`) or
-repeats an earlier heading is not. A name is shown as the text writes it (`recased`). The
+Caltech Compete with Stanford" of "MIT or Caltech or ... Stanford": `support.misrelated`),
+repeats an earlier heading or writes Chinese or Japanese characters its text does not is
+not. A name is shown as the text writes it (`recased`). The
 caller falls back (`written._Checker.heading_of`): over written lines, to the community's
 title; over a quote, to the topic's entities the quote names, else the title.
 
@@ -27,7 +28,7 @@ import re
 from .. import garbles, support
 from ..language.scripts import CJK
 from ..sentences import words
-from .bound import TITLE_CHARS
+from .bound import TITLE_CHARS, inside_words
 
 
 def restates(heading: str, question: str) -> bool:
@@ -194,14 +195,16 @@ def shown(heading: str, given: str, question: str, name_words: frozenset[str],
     words at least ("Google engineers and their influence on AdMob": "Google engineers and
     their influence"); not only the question's words, not looping, not in a speaker's
     first person, not an `earlier` heading (lower case: a heading said twice names no
-    topic)."""
+    topic), not in Chinese or Japanese characters `given` does not write ("MIT Researcher
+    Nancy Kanwisher and the MIT Computer Science Department in New墨西哥" over an English
+    sentence, the podcast's fourth answer)."""
     if (missing := unnamed(heading, given, name_words)) is not None:
         heading = trimmed(_before(heading, missing))
         if len(heading.split()) < 2:
             return ""
     if (not heading or restates(heading, question) or garbles.loops(heading) or spoken(heading)
             or unnamed(heading, given, name_words) is not None or heading.lower() in earlier
-            or echoes(heading, given)
+            or echoes(heading, given) or (CJK.search(heading) and not CJK.search(given))
             or support.misrelated(sentence_cased(heading, given), [given],
                                   alternatives_only=True)):
         return ""
@@ -293,26 +296,29 @@ def only_names(heading: str, names: re.Pattern[str] | None) -> bool:
     return not any(w.isalpha() and w not in support.FUNCTION_WORDS for w in words(rest))
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
-
-
 def ends_inside(heading: str, text: str) -> bool:
     """Whether a heading made of `text`'s words ends on a word that `text` says only
-    before another content word: on a phrase's modifier, its noun left out ("Grace Hopper
-    Portrait Session with Enthusiastic" of "... this enthusiastic person")."""
+    before another content word (`bound.inside_words`): on a phrase's modifier, its noun
+    left out ("Grace Hopper Portrait Session with Enthusiastic" of "... this enthusiastic
+    person"). The title grammar ends a heading worded again on no such word; this reads a
+    heading written otherwise."""
     found = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", heading)
-    if not found:
-        return False
-    last = found[-1].lower()
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
-    after = [tokens[i + 1] if i + 1 < len(tokens) else "" for i, t in enumerate(tokens)
-             if t == last]
-    return bool(after) and all(a[:1].isalnum() and a not in support.FUNCTION_WORDS
-                               for a in after)
+    return bool(found) and found[-1].lower() in inside_words(text)
 
 
 _WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _BE = frozenset("is are was were be been being".split())
+# a participle said after the noun it tells of is put before it in a heading, and is not
+# two words turned round: "Bootstrapped Tech Businesses" of "... more tech-powered
+# businesses bootstrapped ...", "Shared Vision" of "a vision shared"; the noun within
+# this many words before it
+_PARTICIPLE_REACH = 4
+
+
+def _participle(word: str) -> bool:
+    """Whether `word` (lower case) reads as a past participle: "-ed", five letters or more
+    ("bootstrapped", "needed"; not "red", "bed", "seed")."""
+    return len(word) >= 5 and word.endswith("ed") and not word.endswith("eed")
 
 
 def runs_backwards(heading: str, text: str) -> str:
@@ -320,7 +326,9 @@ def runs_backwards(heading: str, text: str) -> str:
     says only the other way round, and not as the parts of a compound: not with a
     preposition after the word the heading puts second ("MIT Professors" of "professors
     at MIT", "Artificial Intelligence Books" of "books ... about artificial intelligence"),
-    nor "is" ("Locally Needed Manufacturing" of "... manufacturing is needed"). The writer,
+    nor "is" ("Locally Needed Manufacturing" of "... manufacturing is needed"), nor a
+    participle put before its noun (`_participle`: "Bootstrapped Tech Businesses" of
+    "tech-powered businesses bootstrapped"). The writer,
     heading a topic again from what it shows, piled up nouns so: "Fox and Red Hen Catch"
     (of "... a way to catch the little Red Hen"), "Ghost of Christmas Present Corner" (of
     "There's the corner where the Ghost of Christmas Present sat!"), "John Lasseter and the
@@ -340,5 +348,7 @@ def runs_backwards(heading: str, text: str) -> str:
         if any(j + 1 < len(tokens) and (tokens[j + 1] in support.PREPOSITIONS
                                         or tokens[j + 1] in _BE) for j in at_b):
             continue
+        if _participle(a) and any(0 < i - j <= _PARTICIPLE_REACH for i in at_a for j in at_b):
+            continue  # "Bootstrapped Tech Businesses" of "tech-powered businesses bootstrapped"
         return f"{a} {b}"
     return ""
