@@ -2,6 +2,8 @@
 reply read, checked, rendered and streamed, with a scripted model (the real writer runs in
 tests/test_e2e_written.py)."""
 
+import re
+
 import pytest
 from fakes import FakeChatModel
 
@@ -1795,6 +1797,14 @@ def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round
         assert wr.render(checker).splitlines()[0] == shown, retitled
 
 
+def _ends_on(rules: str):
+    """Whether a word may end a heading of a title grammar (its `eword` rule, a trie of
+    literals, read as a regular expression)."""
+    body = next(r for r in rules.splitlines() if r.startswith("eword ::= ")).split("::= ", 1)[1]
+    rx = re.sub(r'"((?:[^"\\]|\\.)*)"', lambda m: re.escape(m.group(1)), body).replace(" ", "")
+    return lambda word: re.fullmatch(rx, word) is not None
+
+
 def test_a_heading_worded_again_ends_where_its_text_can_end_a_phrase():
     """Ending where it liked, the 1.5B ended 7 of the 12 retitles refused on the podcast's
     ten answers inside a phrase ("Toy Story dedication to creating best", stop 71): the
@@ -1806,15 +1816,26 @@ def test_a_heading_worded_again_ends_where_its_text_can_end_a_phrase():
     assert "enthusiastic" in inside and "grace" in inside
     assert not {"person", "hopper", "met", "oh"} & inside
     rules = bd.title_grammar(text)
-    ends = next(r for r in rules.splitlines() if r.startswith("eword ::= "))
+    ends = _ends_on(rules)
     content, _words = bd.title_words(text)
     assert "Enthusiastic" in content or "enthusiastic" in content  # it may open a heading
-    assert "enthusiastic" not in ends and "Grace" not in ends and "person" in ends
+    assert not ends("enthusiastic") and not ends("Grace") and ends("person") and ends("Hopper")
     assert rules.splitlines()[-1].endswith('" " eword "\\n"')
     assert headings.ends_inside("Grace Hopper Portrait Session with Enthusiastic", text)
     assert not headings.ends_inside("Enthusiastic Person at Grace Hopper", text)
     # a word said both inside a phrase and ending one may end a heading
     assert "vision" not in bd.inside_words("A vision statement. Their vision.")
+    # a possessive is said before its noun: the 1.5B ended "Artificial Intelligence Papers
+    # by PHD Student" on "student" of "... many a PHD student's reading list"
+    papers = ("He has a hundred good papers on artificial intelligence, which are on many a "
+              "PHD student's reading list.")
+    assert "student" in bd.inside_words(papers) and "list" not in bd.inside_words(papers)
+    ends = _ends_on(bd.title_grammar(papers))
+    assert not ends("Student") and not ends("student's") and ends("List") and ends("Papers")
+    assert headings.ends_inside("Artificial Intelligence Papers by PHD Student", papers)
+    assert headings.ends_inside("Papers on a PHD Student's", papers)
+    assert not headings.ends_inside("PHD Student's Reading List", papers)
+    assert "student" not in bd.inside_words("Ask any student. A student's list.")
     llama_cpp = pytest.importorskip("llama_cpp")
     llama_cpp.LlamaGrammar.from_string(rules, verbose=False)  # llama.cpp reads it
 
