@@ -233,8 +233,6 @@ def title_words(text: str, foreign: bool = False) -> tuple[set[str], set[str]]:
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
-
-
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
 
 
@@ -256,13 +254,13 @@ def title_grammar(text: str, foreign: bool = False) -> str:
     """GBNF of a heading worded again from what a topic shows (`written.retitle`): "## "
     and two to six words of `text` (and, in English, the function words), opening on a
     content word of `text` and ending on one it ends a phrase on somewhere (not one of
-    `inside_words`, nor a possessive), none of `NOT_IN_TITLE`. Its names are so what the topic says, and
-    its other words too: it names what the reader sees. Ending where it liked, the 1.5B
-    ended 7 of the 12 retitles refused on the podcast's ten answers inside a phrase
-    ("Toy Story dedication to creating best"): they were refused after, not kept from. A
-    possessive is said before its noun: ended on "student" of "... many a PHD student's
-    reading list", the 1.5B headed that text "Artificial Intelligence Papers by PHD
-    Student"."""
+    `inside_words`, nor a possessive), none of `NOT_IN_TITLE`. Its names are so what the
+    topic says, and its other words too: it names what the reader sees. Ending where it
+    liked, the 1.5B ended 7 of the 12 retitles refused on the podcast's ten answers inside
+    a phrase ("Toy Story dedication to creating best"): they were refused after, not kept
+    from. A possessive is said before its noun: ended on "student" of "... many a PHD
+    student's reading list", the 1.5B headed that text "Artificial Intelligence Papers by
+    PHD Student"."""
     content, words = title_words(text, foreign)
     inside = inside_words(text)
     ends = {w for w in content if w.lower() not in inside and not _POSSESSIVE.search(w)}

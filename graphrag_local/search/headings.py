@@ -300,13 +300,13 @@ def ends_inside(heading: str, text: str) -> bool:
     """Whether a heading made of `text`'s words ends on a word that `text` says only
     before another content word (`bound.inside_words`): on a phrase's modifier, its noun
     left out ("Grace Hopper Portrait Session with Enthusiastic" of "... this enthusiastic
-    person"), or on a possessive ("Papers by PHD Student's"). The title grammar ends a heading worded again on no such word; this reads a
-    heading written otherwise."""
+    person"), or on a possessive ("Papers by PHD Student's"). The title grammar ends a
+    heading worded again on no such word; this reads a heading written otherwise."""
     found = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", heading)
     if not found:
         return False
     last = found[-1].lower()
-    return re.sub(r"['’]s$", "", last) != last or last in inside_words(text)
+    return last.endswith(("'s", "’s")) or last in inside_words(text)
 
 
 _WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
