@@ -250,6 +250,13 @@ def inside_words(text: str) -> frozenset[str]:
     return frozenset(t for t, yes in inside.items() if yes)
 
 
+def ends_phrase(word: str, inside: frozenset[str]) -> bool:
+    """Whether a heading may end on `word`: not a possessive (said before its noun) nor one
+    of `inside` (a text's `inside_words`). The title grammar's last word is one, and
+    `headings.ends_inside` reads a heading written otherwise by it."""
+    return not _POSSESSIVE.search(word) and word.lower() not in inside
+
+
 def title_grammar(text: str, foreign: bool = False) -> str:
     """GBNF of a heading worded again from what a topic shows (`written.retitle`): "## "
     and two to six words of `text` (and, in English, the function words), opening on a
@@ -263,7 +270,7 @@ def title_grammar(text: str, foreign: bool = False) -> str:
     PHD Student"."""
     content, words = title_words(text, foreign)
     inside = inside_words(text)
-    ends = {w for w in content if w.lower() not in inside and not _POSSESSIVE.search(w)}
+    ends = {w for w in content if ends_phrase(w, inside)}
     if not ends:
         return ""
     return "\n".join([

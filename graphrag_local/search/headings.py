@@ -28,7 +28,7 @@ import re
 from .. import garbles, support
 from ..language.scripts import CJK
 from ..sentences import words
-from .bound import TITLE_CHARS, inside_words
+from .bound import TITLE_CHARS, ends_phrase, inside_words
 
 
 def restates(heading: str, question: str) -> bool:
@@ -298,15 +298,12 @@ def only_names(heading: str, names: re.Pattern[str] | None) -> bool:
 
 def ends_inside(heading: str, text: str) -> bool:
     """Whether a heading made of `text`'s words ends on a word that `text` says only
-    before another content word (`bound.inside_words`): on a phrase's modifier, its noun
-    left out ("Grace Hopper Portrait Session with Enthusiastic" of "... this enthusiastic
-    person"), or on a possessive ("Papers by PHD Student's"). The title grammar ends a
-    heading worded again on no such word; this reads a heading written otherwise."""
+    before another content word, or on a possessive (`bound.ends_phrase`): on a phrase's
+    modifier, its noun left out ("Grace Hopper Portrait Session with Enthusiastic" of "...
+    this enthusiastic person"; "Papers by PHD Student's"). The title grammar ends a heading
+    worded again on no such word; this reads a heading written otherwise."""
     found = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", heading)
-    if not found:
-        return False
-    last = found[-1].lower()
-    return last.endswith(("'s", "’s")) or last in inside_words(text)
+    return bool(found) and not ends_phrase(found[-1], inside_words(text))
 
 
 _WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
