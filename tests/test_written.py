@@ -11,7 +11,7 @@ from graphrag_local import garbles, support
 from graphrag_local.prompts import load_prompts
 from graphrag_local.schema import Chunk, Entity
 from graphrag_local.search import bound as bd
-from graphrag_local.search import checked, headings
+from graphrag_local.search import checked, headings, retitling
 from graphrag_local.search import line_checks as lc
 from graphrag_local.search import replies as rp
 from graphrag_local.search import written as wr
@@ -404,6 +404,23 @@ def test_a_kept_and_a_dropped_sentence_under_topic_headings():
     # a topic is asked what its evidence tells (not the question: see TOPIC_QUESTION)
     assert prompt.index("[1] Hannah Greer") < prompt.index(f"Question: {rp.TOPIC_QUESTION}")
     assert "What are the main themes?" not in prompt
+
+
+def test_a_kept_line_shows_only_the_citations_that_say_it():
+    """The check keeps a line one cited sentence says; the others it cites are not shown
+    (a reader following them finds nothing of it), and its topic's names beside the
+    heading are those the shown sentences name."""
+    replies = ["## The harbour dispute\n"
+               "- Hannah Greer opposed dredging Aldren Harbour in 2022 [2][1]\n", ""]
+    out, checker = wr.write(FakeChatModel(replies), load_prompts(), "What are the main themes?",
+                            evidence(), ["Aldren Harbour and Hannah Greer",
+                                         "Halvard Shipping Company"], max_tokens=300)
+    assert out.kept == 1
+    assert wr.render(checker).splitlines()[1] == (
+        "- Hannah Greer opposed dredging Aldren Harbour in 2022 [S1, R1]")
+    assert out.cited() == [1]
+    # where no cited sentence says it alone, nothing is kept to show
+    assert checker.supporting("Tobias Renn opposed dredging", (1, 3)) == (1, 3)
 
 
 def test_topics_where_nothing_stood_are_quoted_and_streamed_once():
@@ -1748,6 +1765,28 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
              max_tokens=100, name_words=names, names=headings.names_pattern(entities))
     assert [a["purpose"] for a in model.asked] == ["write"]
     assert head("## Dredging Opposition\n", names_given=())[0] == "**Aldren Harbour and Hannah Greer**"
+
+
+def test_a_heading_worded_again_may_say_a_word_twice_only_in_a_phrase_its_text_says():
+    """A word said twice is a garble ("Feynman and Gell-Mann at the Feynman"), but not in a
+    phrase the topic's text says as it is: "Artificial Intelligence for Human Intelligence"
+    headed Kevin Scott's "... maybe artificial intelligence for human intelligence is sort
+    of the same thing as physics is for the natural world" (refused, the topic was headed
+    by its community's names, "Kevin Scott, Christina Warren and Microsoft")."""
+    kevin = ("KEVIN SCOTT: I've been thinking for a bit about this idea that maybe artificial "
+             "intelligence for human intelligence is sort of the same thing as physics is for "
+             "the natural world.")
+    assert headings.says_twice("Artificial Intelligence for Human Intelligence", kevin) == ""
+    assert headings.says_twice("Intelligence and Human Intelligence", kevin) == "intelligence"
+    jaron = "I got an informal chance to learn directly from Feynman and Gell-Mann."
+    assert headings.says_twice("Feynman and Gell-Mann at the Feynman", jaron) == "feynman"
+    assert headings.says_twice("Scrooge's Dream of Scrooge", "Scrooge dreamt.") == "scrooge"
+    names = frozenset({"kevin", "scott"})
+    for reply, shown in (("## Artificial Intelligence for Human Intelligence\n",
+                          "Artificial Intelligence for Human Intelligence"),
+                         ("## Intelligence and Human Intelligence\n", "")):
+        assert retitling.title_of(reply, kevin, "Themes?", names, set(),
+                                  lambda h: False) == shown, reply
 
 
 def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round_is_refused():

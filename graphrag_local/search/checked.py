@@ -240,6 +240,7 @@ class LineChecker:
         if not self.written.sections:
             self.written.sections.append(("", []))
         if ok:
+            cites = self.supporting(text, cites)
             text = recased(text, self.cased)
         self.written.sections[-1][1].append(WrittenLine(text, cites, ok, reason))
         if ok:
@@ -256,6 +257,18 @@ class LineChecker:
         said = self.evidence[first - 1].text
         return any(w.ok and w.cites and self.evidence[w.cites[0] - 1].text == said
                    for _h, ls in self.written.sections for w in ls)
+
+    def supporting(self, text: str, cites: tuple[int, ...]) -> tuple[int, ...]:
+        """Of a kept line's citations, those whose sentence alone says all it says
+        (`support.check_one`), in the writer's order: the line shows only those. The check
+        keeps a line one cited sentence supports; the writer cites up to three, and a
+        reader following the others found nothing of it ("Scrooge looked about him for the
+        Ghost, and saw it not." cited a sentence of each of three staves, one of which
+        says it). All of them where none does alone (a line of a plain answer checked
+        otherwise)."""
+        alone = tuple(c for c in cites
+                      if support.check_one(text, [self.evidence[c - 1].text]).ok)
+        return alone or cites
 
     def verdict(self, text: str, cites: tuple[int, ...]) -> tuple[bool, str]:
         """Whether a written line stands on what it cites, and if not, why."""

@@ -352,3 +352,25 @@ def runs_backwards(heading: str, text: str) -> str:
             continue  # "Bootstrapped Tech Businesses" of "tech-powered businesses bootstrapped"
         return f"{a} {b}"
     return ""
+
+
+def says_twice(heading: str, text: str) -> str:
+    """A content word a heading says twice, unless the heading's words from the one to the
+    other are a run `text` says as it is: "Christina Warren colleague of the Colleague" and
+    "Feynman and Gell-Mann at the Feynman" are garbles; "Artificial Intelligence for Human
+    Intelligence" is a phrase of "... maybe artificial intelligence for human intelligence
+    is sort of the same thing as physics is for the natural world" (refused for its second
+    "Intelligence", a topic of the podcast's answers on AI was headed by its community's
+    names, "Kevin Scott, Christina Warren and Microsoft"). The word, or ""."""
+    def said(t: str) -> list[str]:  # a possessive as its noun: "Scrooge's" is "scrooge"
+        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
+
+    head, run = said(heading), " " + " ".join(said(text)) + " "
+    for i, w in enumerate(head):
+        if w in support.FUNCTION_WORDS:
+            continue
+        for j in range(i + 1, len(head)):
+            if head[j] == w and " " + " ".join(head[i:j + 1]) + " " not in run:
+                return w
+    return ""
+

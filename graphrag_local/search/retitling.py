@@ -9,10 +9,8 @@ does, from the checked answer)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from .. import support
 from ..language.detect import detect_language
 from ..language.scripts import CJK
 from ..models import ChatModel, Request
@@ -75,7 +73,8 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
              others: set[str], only_names: Callable[[str], bool]) -> str:
     """The heading a title reply gives what shows `text`, or "" where it does not stand:
     not shown (`headings.shown`: another heading of its answer, the question's words),
-    only names, a word said twice ("Christina Warren colleague of the Colleague"), ending
+    only names, a word said twice ("Christina Warren colleague of the Colleague", but in
+    a phrase `text` says: `headings.says_twice`), ending
     on a modifier (`headings.ends_inside`), running two words together the other way round
     from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), or holding a token
     the writer gave under 1%."""
@@ -86,9 +85,7 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
         reply = reply[:marks.start()]
     heading = headings.trimmed(squash(reply.removeprefix("## ")))
     heading = headings.shown(heading, text, question, name_words, others)
-    said = [w.lower() for w in re.findall(r"[^\W\d_]+", heading)
-            if w.lower() not in support.FUNCTION_WORDS]
-    if (not heading or low or only_names(heading) or len(said) != len(set(said))
+    if (not heading or low or only_names(heading) or headings.says_twice(heading, text)
             or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)):
         return ""
     return heading
