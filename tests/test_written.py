@@ -1789,6 +1789,43 @@ def test_a_heading_worded_again_may_say_a_word_twice_only_in_a_phrase_its_text_s
                                   lambda h: False) == shown, reply
 
 
+def test_a_retitle_refused_only_for_an_unlikely_token_stands_as_written_before_it():
+    """The title grammar kept the writer from its own word at "Met" ("... we met at Grace
+    Hopper"): the heading it wrote before that token stands where it passes every other
+    test; not where the first word was kept from it, nor where the whole failed otherwise."""
+    grace = ("KEVIN SCOTT: And then we met at Grace Hopper, where you sat for a portrait "
+             "session for Behind the Tech.")
+    names = frozenset({"grace", "hopper", "kevin", "scott"})
+
+    def title(reply: str) -> str:
+        return retitling.title_of(reply, grace, "Themes?", names, set(),
+                                  lambda h: h in ("Grace Hopper", "Kevin Scott"))
+
+    assert title("## Grace Hopper Portrait Session with Met ~0,37") == "Grace Hopper Portrait Session"
+    assert title("## Grace Hopper Portrait Session with Met ~0") == "Grace Hopper Portrait Session with Met"
+    assert title("## Grace Hopper Portrait Session ~0,2,24") == ""  # its first word kept from it
+    assert title("## Grace Hopper and Grace Hopper ~0,17") == ""  # refused for more than that
+    assert title("## Grace Hopper with Met ~0,20") == ""  # what stands before is only names
+    # a token inside a word: cut before the word
+    assert title("## Grace Hopper Portrait Session Metting ~0,36") == "Grace Hopper Portrait Session"
+
+
+def test_a_retitle_relating_what_its_text_keeps_apart_is_refused():
+    """Headed again from two of Kevin Scott's sentences, one on a guest's papers on
+    artificial intelligence and one on UCLA, the writer began "Artificial Intelligence
+    Papers by UCLA": two words joined by a preposition must be said in one sentence."""
+    shown = ("KEVIN SCOTT: He has a hundred plus really fantastically good papers on a whole "
+             "variety of topics in artificial intelligence. KEVIN SCOTT: So, tell us a little "
+             "bit about that story, like how -- after you graduated UCLA.")
+    assert headings.joins_apart("Artificial Intelligence Papers by UCLA", shown) == "papers by ucla"
+    assert headings.joins_apart("Papers on Artificial Intelligence", shown) == ""
+    assert retitling.title_of("## Artificial Intelligence Papers by UCLA ~0", shown, "Themes?",
+                              frozenset({"ucla"}), set(), lambda h: False) == ""
+    # one sentence, "St." and all ("Andrew Ng Schools in Hong Kong" stood so)
+    andrew = "ANDREW NG: I went to good schools: St. Paul's in Hong Kong and then ACPS."
+    assert headings.joins_apart("Andrew Ng Schools in Hong Kong", andrew) == ""
+
+
 def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round_is_refused():
     """Worded again from what its topic shows, the writer piled up that text's nouns: "Fox
     and Red Hen Catch" of "At last the old Fox thought out a way to catch the little Red

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from .. import garbles, support
+from ..language.english import PREPOSITIONS
 from ..language.scripts import CJK
 from ..sentences import words
 from .bound import TITLE_CHARS, ends_phrase, inside_words
@@ -372,5 +373,48 @@ def says_twice(heading: str, text: str) -> str:
         for j in range(i + 1, len(head)):
             if head[j] == w and " " + " ".join(head[i:j + 1]) + " " not in run:
                 return w
+    return ""
+
+
+# words a heading joins two things by ("X by Y", "X at Y") that must be said of each other
+_JOINS = PREPOSITIONS | frozenset({"by"})
+_ARTICLES = frozenset({"the", "a", "an"})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|etc)|\b[A-Z])\.$")
+
+
+def _sentences(text: str) -> list[str]:
+    """A shown text's sentences: split after ".", "!" or "?", but not after "St." or an
+    initial ("St. Paul's in Hong Kong"); not `split_sentences`, which cuts a long one."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def joins_apart(heading: str, text: str) -> str:
+    """Two words a heading joins by a preposition ("Papers by UCLA") that `text` says, but
+    in no one sentence: the heading relates what its text keeps apart. Headed again from
+    Kevin Scott's "He has a hundred plus really fantastically good papers on ... artificial
+    intelligence ..." and "So, tell us ... after you graduated UCLA.", the writer began
+    "Artificial Intelligence Papers by UCLA". The two words ("papers by UCLA"), or ""."""
+    def said(t: str) -> list[str]:
+        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
+
+    head = said(heading)
+    parts = [set(said(t)) for t in _sentences(text)]
+    everywhere = set().union(*parts) if parts else set()
+    for i in range(1, len(head) - 1):
+        if head[i] not in _JOINS or head[i - 1] in support.FUNCTION_WORDS:
+            continue
+        after = [w for w in head[i + 1:] if w not in _ARTICLES]
+        if not after or after[0] in support.FUNCTION_WORDS:
+            continue
+        a, b = head[i - 1], after[0]
+        if {a, b} <= everywhere and not any({a, b} <= p for p in parts):
+            return f"{a} {head[i]} {b}"
     return ""
 

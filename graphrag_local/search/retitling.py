@@ -76,17 +76,47 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     only names, a word said twice ("Christina Warren colleague of the Colleague", but in
     a phrase `text` says: `headings.says_twice`), ending
     on a modifier (`headings.ends_inside`), running two words together the other way round
-    from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), or holding a token
-    the writer gave under 1%."""
+    from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), joining by a
+    preposition two words no one sentence of `text` says together (`headings.joins_apart`:
+    "Artificial Intelligence Papers by UCLA"), or holding a token
+    the writer gave under 1%. Where only that last refuses it, the heading the writer
+    wrote before that token (`CUT_BACK`) stands if it passes the rest."""
     reply = reply.strip()
     marks = UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
-    low = sum(int(o) >= 3 for o in marks.group(1).split(",")) if marks else 0
+    offsets = [int(o) for o in marks.group(1).split(",")] if marks else []
     if marks:
         reply = reply[:marks.start()]
+    heading = _standing(reply, text, question, name_words, others, only_names)
+    if not any(o >= 3 for o in offsets):
+        return heading
+    # the writer's own words end where the grammar first kept it from them
+    first = min((o for o in offsets if o >= CUT_BACK), default=len(reply))
+    if not heading or first <= CUT_BACK:
+        return ""
+    cut = reply[:first]
+    if first < len(reply) and not reply[first].isspace():  # inside a word: before it
+        cut = cut[:cut.rfind(" ")]
+    return _standing(cut, text, question, name_words, others, only_names)
+
+
+# a title reply cut back before its first token the writer gave under 1% (`title_of`):
+# not one at the reply's third character ("## " and its first word's leading space, as
+# the 1.5B's tokens run: there the heading's first word was kept from the writer). Of
+# the podcast's ten answers, "Grace Hopper Portrait Session with Met" (the grammar took
+# "Met" of "we met at Grace Hopper") stands as "Grace Hopper Portrait Session", over a
+# topic headed "Grace Hopper"
+CUT_BACK = 2
+
+
+def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
+              others: set[str], only_names: Callable[[str], bool]) -> str:
+    """A title reply's heading where it passes every test of `title_of` but the writer's
+    unlikely tokens, else ""."""
     heading = headings.trimmed(squash(reply.removeprefix("## ")))
     heading = headings.shown(heading, text, question, name_words, others)
-    if (not heading or low or only_names(heading) or headings.says_twice(heading, text)
-            or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)):
+    if (not heading or only_names(heading) or headings.says_twice(heading, text)
+            or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)
+            or headings.joins_apart(heading, text)):
         return ""
     return heading
 
