@@ -1826,6 +1826,21 @@ def test_a_retitle_relating_what_its_text_keeps_apart_is_refused():
     assert headings.joins_apart("Andrew Ng Schools in Hong Kong", andrew) == ""
 
 
+def test_a_retitle_stating_done_what_its_text_says_must_be_done_is_refused():
+    """Headed again from "Jonas Halvard decided that Aldren Harbour must be dredged." (the
+    sample's themes, once the line showed only the citation that says it), the writer
+    wrote "Jonas Halvard Dredged Aldren Harbour": he decided it must be. A word its text
+    says only after a modal is not stated by a heading without one."""
+    line = "Jonas Halvard decided that Aldren Harbour must be dredged."
+    assert headings.unrealised("Jonas Halvard Dredged Aldren Harbour", line) == "dredged"
+    assert headings.unrealised("Jonas Halvard Decided on Dredging", line) == ""
+    assert headings.unrealised("Aldren Harbour Must Be Dredged", line) == ""
+    assert headings.unrealised("Harbour Dredged", line + " The harbour was dredged in 2023.") == ""
+    assert retitling.title_of("## Jonas Halvard Dredged Aldren Harbour ~0", line, "Themes?",
+                              frozenset({"jonas", "halvard", "aldren", "harbour"}), set(),
+                              lambda h: False) == ""
+
+
 def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round_is_refused():
     """Worded again from what its topic shows, the writer piled up that text's nouns: "Fox
     and Red Hen Catch" of "At last the old Fox thought out a way to catch the little Red

@@ -418,3 +418,31 @@ def joins_apart(heading: str, text: str) -> str:
             return f"{a} {head[i]} {b}"
     return ""
 
+
+_MODAL_BRIDGE = frozenset("be have not been also".split())  # "must be dredged", "could not go"
+
+
+def unrealised(heading: str, text: str) -> str:
+    """A word a heading states (with no modal of its own) that `text` says only after a
+    modal verb ("must be dredged", "could go"): the heading says done what the text says
+    must or could be. Headed again from "Jonas Halvard decided that Aldren Harbour must be
+    dredged.", the writer wrote "Jonas Halvard Dredged Aldren Harbour". The word, or ""."""
+    def said(t: str) -> list[str]:
+        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
+
+    head, tokens = said(heading), said(text)
+    if any(w in support.MODALS for w in head):
+        return ""
+
+    def after_modal(i: int) -> bool:
+        return i >= 1 and (tokens[i - 1] in support.MODALS or i >= 2 and
+                           tokens[i - 1] in _MODAL_BRIDGE and tokens[i - 2] in support.MODALS)
+
+    for w in head:
+        if w in support.FUNCTION_WORDS:
+            continue
+        at = [i for i, t in enumerate(tokens) if t == w]
+        if at and all(after_modal(i) for i in at):
+            return w
+    return ""
+

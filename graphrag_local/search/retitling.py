@@ -78,7 +78,9 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     on a modifier (`headings.ends_inside`), running two words together the other way round
     from `text` (`headings.runs_backwards`: "Fox and Red Hen Catch"), joining by a
     preposition two words no one sentence of `text` says together (`headings.joins_apart`:
-    "Artificial Intelligence Papers by UCLA"), or holding a token
+    "Artificial Intelligence Papers by UCLA"), stating a word `text` says only after a
+    modal (`headings.unrealised`: "Jonas Halvard Dredged Aldren Harbour" of "... must be
+    dredged"), or holding a token
     the writer gave under 1%. Where only that last refuses it, the heading the writer
     wrote before that token (`CUT_BACK`) stands if it passes the rest."""
     reply = reply.strip()
@@ -116,7 +118,7 @@ def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
     heading = headings.shown(heading, text, question, name_words, others)
     if (not heading or only_names(heading) or headings.says_twice(heading, text)
             or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)
-            or headings.joins_apart(heading, text)):
+            or headings.joins_apart(heading, text) or headings.unrealised(heading, text)):
         return ""
     return heading
 
