@@ -309,6 +309,13 @@ def ends_inside(heading: str, text: str) -> bool:
 
 _WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _BE = frozenset("is are was were be been being".split())
+
+
+def _lowered(text: str) -> list[str]:
+    """A text's words in lower case, a possessive as its noun ("Scrooge's" is "scrooge")."""
+    return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(text)]
+
+
 # a participle said after the noun it tells of is put before it in a heading, and is not
 # two words turned round: "Bootstrapped Tech Businesses" of "... more tech-powered
 # businesses bootstrapped ...", "Shared Vision" of "a vision shared"; the noun within
@@ -335,10 +342,7 @@ def runs_backwards(heading: str, text: str) -> str:
     "There's the corner where the Ghost of Christmas Present sat!"), "John Lasseter and the
     Movie Bridge", "Google Big Swath of Important Things" (of "... this huge swath of all of
     the big, complicated, important things at Google"). The two words, or ""."""
-    def said(t: str) -> list[str]:
-        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
-
-    head, tokens = said(heading), said(text)
+    head, tokens = _lowered(heading), _lowered(text)
     for a, b in zip(head, head[1:]):
         if a in support.FUNCTION_WORDS or b in support.FUNCTION_WORDS:
             continue
@@ -363,10 +367,7 @@ def says_twice(heading: str, text: str) -> str:
     is sort of the same thing as physics is for the natural world" (refused for its second
     "Intelligence", a topic of the podcast's answers on AI was headed by its community's
     names, "Kevin Scott, Christina Warren and Microsoft"). The word, or ""."""
-    def said(t: str) -> list[str]:  # a possessive as its noun: "Scrooge's" is "scrooge"
-        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
-
-    head, run = said(heading), " " + " ".join(said(text)) + " "
+    head, run = _lowered(heading), " " + " ".join(_lowered(text)) + " "
     for i, w in enumerate(head):
         if w in support.FUNCTION_WORDS:
             continue
@@ -401,11 +402,8 @@ def joins_apart(heading: str, text: str) -> str:
     Kevin Scott's "He has a hundred plus really fantastically good papers on ... artificial
     intelligence ..." and "So, tell us ... after you graduated UCLA.", the writer began
     "Artificial Intelligence Papers by UCLA". The two words ("papers by UCLA"), or ""."""
-    def said(t: str) -> list[str]:
-        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
-
-    head = said(heading)
-    parts = [set(said(t)) for t in _sentences(text)]
+    head = _lowered(heading)
+    parts = [set(_lowered(t)) for t in _sentences(text)]
     everywhere = set().union(*parts) if parts else set()
     for i in range(1, len(head) - 1):
         if head[i] not in _JOINS or head[i - 1] in support.FUNCTION_WORDS:
@@ -427,10 +425,7 @@ def unrealised(heading: str, text: str) -> str:
     modal verb ("must be dredged", "could go"): the heading says done what the text says
     must or could be. Headed again from "Jonas Halvard decided that Aldren Harbour must be
     dredged.", the writer wrote "Jonas Halvard Dredged Aldren Harbour". The word, or ""."""
-    def said(t: str) -> list[str]:
-        return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(t)]
-
-    head, tokens = said(heading), said(text)
+    head, tokens = _lowered(heading), _lowered(text)
     if any(w in support.MODALS for w in head):
         return ""
 
@@ -445,4 +440,3 @@ def unrealised(heading: str, text: str) -> str:
         if at and all(after_modal(i) for i in at):
             return w
     return ""
-

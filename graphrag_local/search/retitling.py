@@ -31,6 +31,14 @@ RETITLE_TOKENS = 24
 # the writer gave a word under 1% (the grammar kept it from its own) read garbled ("Feynman
 # and Gell-Mann at the Learn", "Commodore 64 in Like These Commodity"), and are refused
 
+# a title reply cut back before its first token the writer gave under 1% (`title_of`):
+# not one at the reply's third character ("## " and its first word's leading space, as
+# the 1.5B's tokens run: there the heading's first word was kept from the writer). Of
+# the podcast's ten answers, "Grace Hopper Portrait Session with Met" (the grammar took
+# "Met" of "we met at Grace Hopper") stands as "Grace Hopper Portrait Session", over a
+# topic headed "Grace Hopper"
+CUT_BACK = 2
+
 
 def worded_titles(titles: list[str], todo: list[int], texts: list[str],
                   replies: list[str | None], question: str, name_words: frozenset[str],
@@ -89,25 +97,18 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     if marks:
         reply = reply[:marks.start()]
     heading = _standing(reply, text, question, name_words, others, only_names)
-    if not any(o >= 3 for o in offsets):
+    low = [o for o in offsets if o > CUT_BACK]  # (those of "## " aside)
+    if not low:
         return heading
-    # the writer's own words end where the grammar first kept it from them
-    first = min((o for o in offsets if o >= CUT_BACK), default=len(reply))
-    if not heading or first <= CUT_BACK:
+    if not heading or CUT_BACK in offsets:
         return ""
+    # the writer's own words end where the grammar first kept it from them
+    first = min(low)
     cut = reply[:first]
     if first < len(reply) and not reply[first].isspace():  # inside a word: before it
         cut = cut[:cut.rfind(" ")]
     return _standing(cut, text, question, name_words, others, only_names)
 
-
-# a title reply cut back before its first token the writer gave under 1% (`title_of`):
-# not one at the reply's third character ("## " and its first word's leading space, as
-# the 1.5B's tokens run: there the heading's first word was kept from the writer). Of
-# the podcast's ten answers, "Grace Hopper Portrait Session with Met" (the grammar took
-# "Met" of "we met at Grace Hopper") stands as "Grace Hopper Portrait Session", over a
-# topic headed "Grace Hopper"
-CUT_BACK = 2
 
 
 def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
