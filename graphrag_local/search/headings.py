@@ -26,9 +26,8 @@ from __future__ import annotations
 import re
 
 from .. import garbles, support
-from ..language.english import PREPOSITIONS
 from ..language.scripts import CJK
-from ..sentences import words
+from ..sentences import split_sentences, words
 from .bound import TITLE_CHARS, ends_phrase, inside_words
 
 
@@ -378,22 +377,7 @@ def says_twice(heading: str, text: str) -> str:
 
 
 # words a heading joins two things by ("X by Y", "X at Y") that must be said of each other
-_JOINS = PREPOSITIONS | frozenset({"by"})
-_ARTICLES = frozenset({"the", "a", "an"})
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|etc)|\b[A-Z])\.$")
-
-
-def _sentences(text: str) -> list[str]:
-    """A shown text's sentences: split after ".", "!" or "?", but not after "St." or an
-    initial ("St. Paul's in Hong Kong"); not `split_sentences`, which cuts a long one."""
-    out: list[str] = []
-    for piece in _SENTENCE_END.split(text):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] += " " + piece
-        else:
-            out.append(piece)
-    return out
+_JOINS = support.PREPOSITIONS | frozenset({"by"})
 
 
 def joins_apart(heading: str, text: str) -> str:
@@ -401,14 +385,16 @@ def joins_apart(heading: str, text: str) -> str:
     in no one sentence: the heading relates what its text keeps apart. Headed again from
     Kevin Scott's "He has a hundred plus really fantastically good papers on ... artificial
     intelligence ..." and "So, tell us ... after you graduated UCLA.", the writer began
-    "Artificial Intelligence Papers by UCLA". The two words ("papers by UCLA"), or ""."""
+    "Artificial Intelligence Papers by UCLA". Its sentences are the index's (`sentences.
+    split_sentences`, uncut: "St. Paul's in Hong Kong" is one). The two words ("papers by
+    UCLA"), or ""."""
     head = _lowered(heading)
-    parts = [set(_lowered(t)) for t in _sentences(text)]
+    parts = [set(_lowered(text[a:b])) for a, b in split_sentences(text, len(text) + 1)]
     everywhere = set().union(*parts) if parts else set()
     for i in range(1, len(head) - 1):
         if head[i] not in _JOINS or head[i - 1] in support.FUNCTION_WORDS:
             continue
-        after = [w for w in head[i + 1:] if w not in _ARTICLES]
+        after = [w for w in head[i + 1:] if w not in support.ARTICLES]
         if not after or after[0] in support.FUNCTION_WORDS:
             continue
         a, b = head[i - 1], after[0]
