@@ -1594,9 +1594,65 @@ def test_a_focused_answers_quoted_topic_titled_by_names_is_headed_by_the_writers
     assert "**Dredging Opposition** [R2]" in text  # a topic's name: not asked
     assert "**Opposed Dredging of the Harbour** · *Hannah Greer* [R3]" in text
     assert [x["purpose"] for x in asked] == ["title", "title"]
-    text, _asked = worded("## AI and Stanford\n", "## Opposed Dredging ~0,10\n")
+    # refused, each is asked once more, to open on a word of no name; refused again, the
+    # titles stand
+    text, asked = worded("## AI and Stanford\n", "## Opposed Dredging ~0,10\n",
+                         "## Stanford\n", "## Opposed Dredging ~0,10\n")
     assert "**AI and Stanford** [R10]" in text and "**Hannah Greer** [R3]" in text
+    assert [x["purpose"] for x in asked] == ["title"] * 4
     assert _worded_quoted(a, FakeChatModel([]), None, [quote("A quote.", 1)])[0] == "- A quote. [S1]"
+
+
+def test_a_retitle_that_does_not_stand_is_asked_again_to_open_on_a_word_of_no_name():
+    """Of the podcast's ten answers, eight headings stayed lists of names: the 1.5B, let
+    open its heading on a name, listed names and went on into a garble ("Feynman and
+    Gell-Mann at the Feynman"). Asked once more where its wording did not stand, its first
+    word of no name by grammar, it wrote "Learn from Feynman and Gell-Mann"."""
+    text = ("So when I was a teenager, I got an informal chance to learn directly from "
+            "Feynman and Gell-Mann.")
+    names = headings.names_pattern(["Feynman", "Gell-Mann"])
+    name_words = frozenset({"feynman", "gell-mann"})
+    first = _ends_on(bd.title_grammar(text), "cword")
+    again = _ends_on(bd.title_grammar(text, not_first=name_words), "cword")
+    assert first("Feynman") and not again("Feynman") and again("learn") and again("teenager")
+    assert bd.title_grammar("Feynman and Gell-Mann.", not_first=name_words) == ""  # none left
+    model = FakeChatModel(["## Feynman and Gell-Mann at the Feynman\n",
+                           "## Learn from Feynman and Gell-Mann\n"])
+    worded = retitling.retitled(model, ["Feynman and Gell-Mann"], [0], [text], None, frozenset({"en"}),
+                         "Which guests speak about education?", name_words,
+                         lambda h: headings.only_names(h, names))
+    assert worded == {0: "Learn from Feynman and Gell-Mann"}
+    assert len(model.asked) == 2
+    model = FakeChatModel(["## Learn from Feynman and Gell-Mann\n"])  # stood: not asked again
+    assert retitling.retitled(model, ["Feynman and Gell-Mann"], [0], [text], None, frozenset({"en"}),
+                       "", name_words, lambda h: headings.only_names(h, names)) == {
+        0: "Learn from Feynman and Gell-Mann"}
+    assert len(model.asked) == 1
+
+
+def test_a_retitle_that_cuts_a_name_or_opens_a_clause_is_refused():
+    """Asked again to open on a word of no name, the 1.5B headed Carol's "There's the
+    corner where the Ghost of Christmas Present sat!" "There's the Corner Where the Ghost":
+    a clause, cut inside the name its text says. "There's" (a function word with its verb)
+    is no word of a heading by grammar, and a heading saying a name its text says only
+    inside a longer one is refused (`headings.cuts_name`). One that stands opens on a
+    capital (the 12 stories': "cunning Jackals run towards Lion")."""
+    corner = "There's the corner where the Ghost of Christmas Present sat!"
+    names = headings.names_pattern(["Ghost", "Ghost of Christmas Present", "Scrooge"])
+    assert headings.cuts_name("There's the Corner Where the Ghost", corner, names) == "ghost"
+    assert headings.cuts_name("Corner of the Ghost of Christmas Present", corner, names) == ""
+    assert headings.cuts_name("The Ghost's Corner", "The Ghost sat in the corner.", names) == ""
+    assert headings.cuts_name("Scrooge's Corner", corner, names) == ""  # not in the text: not cut
+    assert retitling.title_of("## There's the Corner Where the Ghost\n", corner, "Themes?",
+                              frozenset({"ghost", "christmas", "present"}), set(),
+                              lambda h: headings.only_names(h, names), names) == ""
+    content, words = bd.title_words(corner)
+    assert not {"There's", "there's"} & words and "corner" in content
+    assert not {"I'm", "that's", "It's", "it's"} & bd.title_words("I'm sure that's it, it's late.")[1]
+    assert "Scrooge's" in bd.title_words("Scrooge's corner.")[0]
+    jackals = "Then what did those cunning little Jackals do but run up towards the Lion?"
+    assert retitling.title_of("## cunning Jackals run towards Lion\n", jackals, "Themes?",
+                              frozenset(), set(), lambda h: False) == "Cunning Jackals run towards Lion"
 
 
 def test_a_line_that_stops_inside_a_phrase_of_what_it_cites_is_dropped():
@@ -1738,7 +1794,7 @@ def test_a_heading_of_only_names_is_worded_again_from_what_its_topic_shows():
     topic = "## Tobias Renn's harbour\n- Hannah Greer opposed dredging Aldren Harbour in 2022 [1]\n"
 
     def head(retitled: str, *, names_given=entities) -> tuple[str, list[dict]]:
-        model = FakeChatModel([topic, retitled])
+        model = FakeChatModel([topic, retitled, retitled])  # (refused, asked again: the same)
         _out, checker = wr.write(model, load_prompts(), "Themes?", evidence()[:1],
                                  ["Aldren Harbour and Hannah Greer"], max_tokens=100,
                                  name_words=names,
@@ -1881,17 +1937,18 @@ def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round
     for retitled, shown in (("## Fox and Red Hen Catch\n", "**Fox and Red Hen**"),
                             ("## Old Fox's Way to Catch the Red Hen\n",
                              "**Old Fox's Way to Catch the Red Hen**")):
-        model = FakeChatModel(["## Fox and Red Hen\n- The old Fox thought out a way to catch the Red Hen [1]\n", retitled])
+        model = FakeChatModel(["## Fox and Red Hen\n- The old Fox thought out a way to catch the Red Hen [1]\n",
+                               retitled, retitled])  # (refused, asked again: the same)
         _out, checker = wr.write(model, load_prompts(), "Themes?", ev, ["Fox and Red Hen"],
                                  max_tokens=100, name_words=names,
                                  names=headings.names_pattern(["Fox", "Red Hen"]))
         assert wr.render(checker).splitlines()[0] == shown, retitled
 
 
-def _ends_on(rules: str):
+def _ends_on(rules: str, rule: str = "eword"):
     """Whether a word may end a heading of a title grammar (its `eword` rule, a trie of
-    literals, read as a regular expression)."""
-    body = next(r for r in rules.splitlines() if r.startswith("eword ::= ")).split("::= ", 1)[1]
+    literals, read as a regular expression), or open one (`rule` "cword")."""
+    body = next(r for r in rules.splitlines() if r.startswith(f"{rule} ::= ")).split("::= ", 1)[1]
     rx = re.sub(r'"((?:[^"\\]|\\.)*)"', lambda m: re.escape(m.group(1)), body).replace(" ", "")
     return lambda word: re.fullmatch(rx, word) is not None
 

@@ -296,6 +296,25 @@ def only_names(heading: str, names: re.Pattern[str] | None) -> bool:
     return not any(w.isalpha() and w not in support.FUNCTION_WORDS for w in words(rest))
 
 
+def cuts_name(heading: str, text: str, names: re.Pattern[str] | None) -> str:
+    """A name the heading says that `text` says only inside a longer name, else "": the
+    heading cut that name ("There's the Corner Where the Ghost" of "... where the Ghost of
+    Christmas Present sat!", Carol's index holding "Ghost" and "Ghost of Christmas
+    Present"). The longer name is what the text names."""
+    if names is None:
+        return ""
+    said = {_possessed(m.group()) for m in names.finditer(text)}
+    for m in names.finditer(heading):
+        name = _possessed(m.group())
+        if name not in said and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text.casefold()):
+            return name
+    return ""
+
+
+def _possessed(name: str) -> str:
+    return re.sub(r"['’]s$", "", name.casefold())
+
+
 def ends_inside(heading: str, text: str) -> bool:
     """Whether a heading made of `text`'s words ends on a word that `text` says only
     before another content word, or on a possessive (`bound.ends_phrase`): on a phrase's

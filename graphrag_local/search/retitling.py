@@ -9,6 +9,7 @@ does, from the checked answer)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..language.detect import detect_language
@@ -38,11 +39,17 @@ RETITLE_TOKENS = 24
 # "Met" of "we met at Grace Hopper") stands as "Grace Hopper Portrait Session", over a
 # topic headed "Grace Hopper"
 CUT_BACK = 2
+# A retitle that does not stand is asked once more, its first word of no name (`retitled`,
+# `bound.title_grammar`'s `not_first`): let open on a name, the 1.5B listed names and went
+# on into a garble ("Feynman and Gell-Mann at the Feynman", "Bitcoin and Venezuela in the
+# bitcoin"); opening on another word, it named what the text is about ("Learn from Feynman
+# and Gell-Mann", "First Serious Girlfriend at Caltech")
 
 
 def worded_titles(titles: list[str], todo: list[int], texts: list[str],
                   replies: list[str | None], question: str, name_words: frozenset[str],
-                  only_names: Callable[[str], bool]) -> dict[int, str]:
+                  only_names: Callable[[str], bool], names: re.Pattern[str] | None = None
+                  ) -> dict[int, str]:
     """Of one answer's headings (`titles`), those of `todo` (each showing its text of
     `texts`) worded again from their title replies where the wording stands (`title_of`),
     each held apart from the answer's other headings as worded so far."""
@@ -50,19 +57,40 @@ def worded_titles(titles: list[str], todo: list[int], texts: list[str],
     for k, text, reply in zip(todo, texts, replies):
         others = {(worded.get(j) or t).lower() for j, t in enumerate(titles) if j != k}
         if reply is not None and (heading := title_of(reply, text, question, name_words,
-                                                      others, only_names)):
+                                                      others, only_names, names)):
             worded[k] = heading
     return worded
 
 
+def retitled(model: ChatModel, titles: list[str], todo: list[int], texts: list[str],
+             cache: ReplyCache | None, languages: frozenset[str], question: str,
+             name_words: frozenset[str], only_names: Callable[[str], bool],
+             names: re.Pattern[str] | None = None) -> dict[int, str]:
+    """Of one answer's headings (`titles`), those of `todo` (each showing its text of
+    `texts`) worded again where a wording stands (`worded_titles`): the writer's title
+    reply first, and where that does not stand, a second one that opens on a word of no
+    name (`bound.title_grammar`'s `not_first`, and the note by `CUT_BACK`)."""
+    worded = worded_titles(titles, todo, texts, title_replies(model, texts, cache, languages),
+                           question, name_words, only_names, names)
+    rest = [i for i, k in enumerate(todo) if k not in worded]
+    if rest and name_words:
+        again = [texts[i] for i in rest]
+        worded.update(worded_titles(
+            [worded.get(j, t) for j, t in enumerate(titles)], [todo[i] for i in rest], again,
+            title_replies(model, again, cache, languages, not_first=name_words),
+            question, name_words, only_names, names))
+    return worded
+
+
 def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
-                  languages: frozenset[str] = frozenset()) -> list[str | None]:
+                  languages: frozenset[str] = frozenset(),
+                  not_first: frozenset[str] = frozenset()) -> list[str | None]:
     """The writer's title reply to each text (`title_request`: a heading of two to six of
-    its words), None for a text it is not asked (none, or in Chinese or Japanese, which
-    the title grammar does not read); the requests decoded together and cached like the
-    topics' replies."""
-    requests = [title_request(text, languages) if text and not CJK.search(text) else None
-                for text in texts]
+    its words, opening on none of `not_first`), None for a text it is not asked (none, or
+    in Chinese or Japanese, which the title grammar does not read); the requests decoded
+    together and cached like the topics' replies."""
+    requests = [title_request(text, languages, not_first) if text and not CJK.search(text)
+                else None for text in texts]
     todo = [i for i, r in enumerate(requests) if r is not None]
     keys = {i: request_key(model, requests[i]) for i in todo} if cache is not None else {}
     replies: dict[int, str | None] = {i: cache.get(keys[i]) if cache is not None else None
@@ -78,7 +106,8 @@ def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
 
 
 def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
-             others: set[str], only_names: Callable[[str], bool]) -> str:
+             others: set[str], only_names: Callable[[str], bool],
+             names: re.Pattern[str] | None = None) -> str:
     """The heading a title reply gives what shows `text`, or "" where it does not stand:
     not shown (`headings.shown`: another heading of its answer, the question's words),
     only names, a word said twice ("Christina Warren colleague of the Colleague", but in
@@ -88,7 +117,8 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     preposition two words no one sentence of `text` says together (`headings.joins_apart`:
     "Artificial Intelligence Papers by UCLA"), stating a word `text` says only after a
     modal (`headings.unrealised`: "Jonas Halvard Dredged Aldren Harbour" of "... must be
-    dredged"), or holding a token
+    dredged"), cutting a name of `names` `text` says (`headings.cuts_name`: "... Where the
+    Ghost" of "... the Ghost of Christmas Present"), or holding a token
     the writer gave under 1%. Where only that last refuses it, the heading the writer
     wrote before that token (`CUT_BACK`) stands if it passes the rest."""
     reply = reply.strip()
@@ -96,7 +126,7 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     offsets = [int(o) for o in marks.group(1).split(",")] if marks else []
     if marks:
         reply = reply[:marks.start()]
-    heading = _standing(reply, text, question, name_words, others, only_names)
+    heading = _standing(reply, text, question, name_words, others, only_names, names)
     low = [o for o in offsets if o > CUT_BACK]  # (those of "## " aside)
     if not low:
         return heading
@@ -107,28 +137,32 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     cut = reply[:first]
     if first < len(reply) and not reply[first].isspace():  # inside a word: before it
         cut = cut[:cut.rfind(" ")]
-    return _standing(cut, text, question, name_words, others, only_names)
+    return _standing(cut, text, question, name_words, others, only_names, names)
 
 
 
 def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
-              others: set[str], only_names: Callable[[str], bool]) -> str:
+              others: set[str], only_names: Callable[[str], bool],
+              names: re.Pattern[str] | None = None) -> str:
     """A title reply's heading where it passes every test of `title_of` but the writer's
     unlikely tokens, else ""."""
     heading = headings.trimmed(squash(reply.removeprefix("## ")))
     heading = headings.shown(heading, text, question, name_words, others)
     if (not heading or only_names(heading) or headings.says_twice(heading, text)
             or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)
-            or headings.joins_apart(heading, text) or headings.unrealised(heading, text)):
+            or headings.joins_apart(heading, text) or headings.unrealised(heading, text)
+            or headings.cuts_name(heading, text, names)):
         return ""
-    return heading
+    return heading[:1].upper() + heading[1:]  # a heading opens on a capital ("cunning ...")
 
 
-def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
-    """A topic's heading worded again from what it shows (`retitle`), in its words (None
-    where it has no content word)."""
+def title_request(text: str, languages: frozenset[str] = frozenset(),
+                  not_first: frozenset[str] = frozenset()) -> Request | None:
+    """A topic's heading worded again from what it shows (`retitle`), in its words,
+    opening on none of `not_first` (None where it has no content word to open or end
+    on)."""
     foreign = bool(languages) and languages != {"en"} and detect_language(text) != "en"
-    rules = title_grammar(text, foreign)
+    rules = title_grammar(text, foreign, not_first)
     if not rules:
         return None
     return Request([{"role": "user", "content": RETITLE_PROMPT.format(text=text)}], rules,
