@@ -224,16 +224,16 @@ def title_words(text: str, foreign: bool = False) -> tuple[set[str], set[str]]:
     """The words a heading worded again from `text` may open and end on (its content
     words), and all it may use (those, its function words and, in English, the common
     ones), none of `NOT_IN_TITLE`."""
-    own = {w for w in vocabulary(text) if w.lower() not in NOT_IN_TITLE and not _clause_word(w)}
+    own = {w for w in vocabulary(text) if w.lower() not in NOT_IN_TITLE and not clause_word(w)}
     content = {w for w in own if w.lower() not in support.FUNCTION_WORDS
                and w.lower() not in ABOUT_THE_TEXT}
     common = set() if foreign else _cased(
         {w for w in support.FUNCTION_WORDS - support.OTHER_FUNCTION_WORDS - NEGATIONS - NOT_IN_TITLE
-         if not _clause_word(w)})
+         if not clause_word(w)})
     return content, own | common
 
 
-def _clause_word(word: str) -> bool:
+def clause_word(word: str) -> bool:
     """A function word or pronoun with its verb ("There's", "I'm", "that's"): it opens a
     clause, not a heading (given it, the 1.5B headed "There's the corner where the Ghost
     of Christmas Present sat!" "There's the Corner Where the Ghost")."""
@@ -242,6 +242,9 @@ def _clause_word(word: str) -> bool:
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
+# a name's title is said before the name ("Mrs. Cratchit"): a heading ending on one ("Little
+# Tim and Mrs") left the name out
+_TITLES = frozenset(t.lower() for t in support.TITLES)
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
 
 
@@ -260,14 +263,14 @@ def inside_words(text: str) -> frozenset[str]:
 
 
 def ends_phrase(word: str, inside: frozenset[str]) -> bool:
-    """Whether a heading may end on `word`: not a possessive (said before its noun) nor one
-    of `inside` (a text's `inside_words`). The title grammar's last word is one, and
+    """Whether a heading may end on `word`: not a possessive (said before its noun), a
+    name's title (`_TITLES`) nor one of `inside` (a text's `inside_words`). The title grammar's last word is one, and
     `headings.ends_inside` reads a heading written otherwise by it."""
-    return not _POSSESSIVE.search(word) and word.lower() not in inside
+    return (not _POSSESSIVE.search(word) and word.lower() not in inside
+            and word.rstrip(".").lower() not in _TITLES)
 
 
-def title_grammar(text: str, foreign: bool = False, not_first: frozenset[str] = frozenset()
-                  ) -> str:
+def title_grammar(text: str, foreign: bool = False) -> str:
     """GBNF of a heading worded again from what a topic shows (`written.retitle`): "## "
     and two to six words of `text` (and, in English, the function words), opening on a
     content word of `text` and ending on one it ends a phrase on somewhere (not one of
@@ -277,17 +280,14 @@ def title_grammar(text: str, foreign: bool = False, not_first: frozenset[str] = 
     a phrase ("Toy Story dedication to creating best"): they were refused after, not kept
     from. A possessive is said before its noun: ended on "student" of "... many a PHD
     student's reading list", the 1.5B headed that text "Artificial Intelligence Papers by
-    PHD Student". `not_first`: words (lower case) it may not open on (`retitling.
-    retitled`'s second try opens on a word of no name)."""
+    PHD Student"."""
     content, words = title_words(text, foreign)
     inside = inside_words(text)
     ends = {w for w in content if ends_phrase(w, inside)}
-    barred = not_first | {p for w in not_first for p in re.split(r"[-‐'’]", w) if p}
-    first = {w for w in content if w.lower() not in barred}  # ("Gell" of "Gell-Mann" too)
-    if not ends or not first:
+    if not ends:
         return ""
     return "\n".join([
-        f"cword ::= {_trie(sorted(first))}",
+        f"cword ::= {_trie(sorted(content))}",
         f"tword ::= {_trie(sorted(words))}",
         f"eword ::= {_trie(sorted(ends))}",
         'root ::= "## " cword (" " tword){0,4} " " eword "\\n"',

@@ -335,9 +335,10 @@ def _worded_quoted(a: Answering, writer: ChatModel,
     names = a.data.names_pattern
     todo = [k for k, (title, _r, _qs) in enumerate(blocks) if headings.only_names(title, names)]
     texts = [" ".join(q.text for q in blocks[k][2]) for k in todo]
-    worded = rt.retitled(writer, [t for t, _r, _q in blocks], todo, texts, a.written_cache,
-                         a.data.languages, a.question, a.data.name_words,
-                         lambda h: headings.only_names(h, names), names)
+    worded = rt.worded_titles([t for t, _r, _q in blocks], todo, texts,
+                              rt.title_replies(writer, texts, a.written_cache, a.data.languages),
+                              a.question, a.data.name_words,
+                              lambda h: headings.only_names(h, names), names)
     return render_themes([(worded.get(k, title), ref, qs)
                           for k, (title, ref, qs) in enumerate(blocks)],
                          beside={k: blocks[k][0] for k in worded}), len(worded)

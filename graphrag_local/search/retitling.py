@@ -17,7 +17,7 @@ from ..language.scripts import CJK
 from ..models import ChatModel, Request
 from ..sentences import squash
 from . import headings
-from .bound import title_grammar
+from .bound import clause_word, title_grammar
 from .replies import UNLIKELY, ReplyCache, request_key
 
 # a topic whose heading as shown is only names (`headings.only_names`: the writer's failed
@@ -39,11 +39,13 @@ RETITLE_TOKENS = 24
 # "Met" of "we met at Grace Hopper") stands as "Grace Hopper Portrait Session", over a
 # topic headed "Grace Hopper"
 CUT_BACK = 2
-# A retitle that does not stand is asked once more, its first word of no name (`retitled`,
-# `bound.title_grammar`'s `not_first`): let open on a name, the 1.5B listed names and went
-# on into a garble ("Feynman and Gell-Mann at the Feynman", "Bitcoin and Venezuela in the
-# bitcoin"); opening on another word, it named what the text is about ("Learn from Feynman
-# and Gell-Mann", "First Serious Girlfriend at Caltech")
+# a title reply that does not stand as a whole stands as far as its words do (`title_of`):
+# its longest opening of at least this many words that passes every test. The writer's
+# words, in its order, only fewer: of the podcast's ten answers, "Artificial Intelligence
+# Papers by PHD Degrees" (joined apart) stands as "Artificial Intelligence Papers", "Virtual
+# Reality TV Promise and Promise" (a word twice) as "Virtual Reality", where the topics were
+# headed by their communities' names ("Internet, PhD and UCLA")
+PREFIX_WORDS = 2
 
 
 def worded_titles(titles: list[str], todo: list[int], texts: list[str],
@@ -62,35 +64,14 @@ def worded_titles(titles: list[str], todo: list[int], texts: list[str],
     return worded
 
 
-def retitled(model: ChatModel, titles: list[str], todo: list[int], texts: list[str],
-             cache: ReplyCache | None, languages: frozenset[str], question: str,
-             name_words: frozenset[str], only_names: Callable[[str], bool],
-             names: re.Pattern[str] | None = None) -> dict[int, str]:
-    """Of one answer's headings (`titles`), those of `todo` (each showing its text of
-    `texts`) worded again where a wording stands (`worded_titles`): the writer's title
-    reply first, and where that does not stand, a second one that opens on a word of no
-    name (`bound.title_grammar`'s `not_first`, and the note by `CUT_BACK`)."""
-    worded = worded_titles(titles, todo, texts, title_replies(model, texts, cache, languages),
-                           question, name_words, only_names, names)
-    rest = [i for i, k in enumerate(todo) if k not in worded]
-    if rest and name_words:
-        again = [texts[i] for i in rest]
-        worded.update(worded_titles(
-            [worded.get(j, t) for j, t in enumerate(titles)], [todo[i] for i in rest], again,
-            title_replies(model, again, cache, languages, not_first=name_words),
-            question, name_words, only_names, names))
-    return worded
-
-
 def title_replies(model: ChatModel, texts: list[str], cache: ReplyCache | None,
-                  languages: frozenset[str] = frozenset(),
-                  not_first: frozenset[str] = frozenset()) -> list[str | None]:
+                  languages: frozenset[str] = frozenset()) -> list[str | None]:
     """The writer's title reply to each text (`title_request`: a heading of two to six of
-    its words, opening on none of `not_first`), None for a text it is not asked (none, or
-    in Chinese or Japanese, which the title grammar does not read); the requests decoded
-    together and cached like the topics' replies."""
-    requests = [title_request(text, languages, not_first) if text and not CJK.search(text)
-                else None for text in texts]
+    its words), None for a text it is not asked (none, or in Chinese or Japanese, which
+    the title grammar does not read); the requests decoded together and cached like the
+    topics' replies."""
+    requests = [title_request(text, languages) if text and not CJK.search(text) else None
+                for text in texts]
     todo = [i for i, r in enumerate(requests) if r is not None]
     keys = {i: request_key(model, requests[i]) for i in todo} if cache is not None else {}
     replies: dict[int, str | None] = {i: cache.get(keys[i]) if cache is not None else None
@@ -119,25 +100,30 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     modal (`headings.unrealised`: "Jonas Halvard Dredged Aldren Harbour" of "... must be
     dredged"), cutting a name of `names` `text` says (`headings.cuts_name`: "... Where the
     Ghost" of "... the Ghost of Christmas Present"), or holding a token
-    the writer gave under 1%. Where only that last refuses it, the heading the writer
-    wrote before that token (`CUT_BACK`) stands if it passes the rest."""
+    the writer gave under 1%. The writer's words stand as far as they do: before its
+    first such token (`CUT_BACK`; none where its first word was one), and, where the whole
+    does not stand, its longest opening of `PREFIX_WORDS` words or more that does."""
     reply = reply.strip()
     marks = UNLIKELY.search(reply)  # its tokens the writer gave under 1%, after "## "
     offsets = [int(o) for o in marks.group(1).split(",")] if marks else []
     if marks:
         reply = reply[:marks.start()]
-    heading = _standing(reply, text, question, name_words, others, only_names, names)
     low = [o for o in offsets if o > CUT_BACK]  # (those of "## " aside)
-    if not low:
-        return heading
-    if not heading or CUT_BACK in offsets:
-        return ""
-    # the writer's own words end where the grammar first kept it from them
-    first = min(low)
-    cut = reply[:first]
-    if first < len(reply) and not reply[first].isspace():  # inside a word: before it
-        cut = cut[:cut.rfind(" ")]
-    return _standing(cut, text, question, name_words, others, only_names, names)
+    if low:  # the writer's own words end where the grammar first kept it from them
+        if CUT_BACK in offsets:  # (its first word was the grammar's: none are)
+            return ""
+        first = min(low)
+        cut = reply[:first]
+        if first < len(reply) and not reply[first].isspace():  # inside a word: before it
+            cut = cut[:cut.rfind(" ")]
+        reply = cut
+    words = reply.removeprefix("## ").split()
+    for end in range(len(words), PREFIX_WORDS - 1, -1):  # as far as the writer's words stand
+        heading = _standing(" ".join(words[:end]), text, question, name_words, others,
+                            only_names, names)
+        if len(heading.split()) >= PREFIX_WORDS:  # ("Corner of the" shows "Corner")
+            return heading
+    return ""
 
 
 
@@ -151,18 +137,17 @@ def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
     if (not heading or only_names(heading) or headings.says_twice(heading, text)
             or headings.ends_inside(heading, text) or headings.runs_backwards(heading, text)
             or headings.joins_apart(heading, text) or headings.unrealised(heading, text)
-            or headings.cuts_name(heading, text, names)):
+            or headings.cuts_name(heading, text, names)
+            or any(clause_word(w) for w in heading.split())):  # ("There's the Corner")
         return ""
     return heading[:1].upper() + heading[1:]  # a heading opens on a capital ("cunning ...")
 
 
-def title_request(text: str, languages: frozenset[str] = frozenset(),
-                  not_first: frozenset[str] = frozenset()) -> Request | None:
-    """A topic's heading worded again from what it shows (`retitle`), in its words,
-    opening on none of `not_first` (None where it has no content word to open or end
-    on)."""
+def title_request(text: str, languages: frozenset[str] = frozenset()) -> Request | None:
+    """A topic's heading worded again from what it shows (`retitle`), in its words (None
+    where it has no content word)."""
     foreign = bool(languages) and languages != {"en"} and detect_language(text) != "en"
-    rules = title_grammar(text, foreign, not_first)
+    rules = title_grammar(text, foreign)
     if not rules:
         return None
     return Request([{"role": "user", "content": RETITLE_PROMPT.format(text=text)}], rules,

@@ -312,21 +312,14 @@ def retitle(model: ChatModel, checkers: list[_Checker], cache: ReplyCache | None
     shows (`_Checker.shows`), words a heading of it that stands (`retitling.title_of`); the
     requests of all the checkers decoded together (`title_replies`)."""
     todo = [[k for k in range(len(c.groups)) if c.only_names(c.heading_of(k))] for c in checkers]
-    # the second time, where the first wording did not stand, opening on a word of no name
-    # (`retitling.retitled`)
-    names = checkers[0].name_words if checkers else frozenset()
-    for not_first in [frozenset()] + ([names] if names else []):
-        texts = [[c.shows(k) for k in ks] for c, ks in zip(checkers, todo)]
-        replies = iter(title_replies(model, [t for ts in texts for t in ts], cache, languages,
-                                     not_first))
-        for checker, ks, ts in zip(checkers, todo, texts):
-            titles = [checker.heading_of(j) for j in range(len(checker.groups))]
-            worded = worded_titles(titles, ks, ts, [next(replies) for _ in ks],
-                                   checker.question, checker.name_words, checker.only_names,
-                                   checker.names)
-            checker.retitled.update(worded)
-            checker.written.retitled += len(worded)
-        todo = [[k for k in ks if k not in c.retitled] for c, ks in zip(checkers, todo)]
+    texts = [[c.shows(k) for k in ks] for c, ks in zip(checkers, todo)]
+    replies = iter(title_replies(model, [t for ts in texts for t in ts], cache, languages))
+    for checker, ks, ts in zip(checkers, todo, texts):
+        titles = [checker.heading_of(j) for j in range(len(checker.groups))]
+        worded = worded_titles(titles, ks, ts, [next(replies) for _ in ks], checker.question,
+                               checker.name_words, checker.only_names, checker.names)
+        checker.retitled.update(worded)
+        checker.written.retitled += len(worded)
 
 
 def _replies(model: ChatModel, requests: list[Request], cache: ReplyCache | None,
