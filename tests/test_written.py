@@ -1921,6 +1921,12 @@ def test_a_heading_worded_again_that_runs_two_words_together_the_other_way_round
              "middle America?")
     assert headings.runs_backwards("Bootstrapped Tech Businesses in Rural America", rural) == ""
     assert headings.runs_backwards("A Shared Vision", "They had a vision shared by all.") == ""
+    # "of" before a possessive joins no compound: the 1.5B headed Carol's "It was the voice
+    # of Scrooge's nephew, ..." "Scrooge's nephew voice" (four fact answers, stop 75)
+    nephew = "It was the voice of Scrooge's nephew, who came upon him so quickly."
+    assert headings.runs_backwards("Scrooge's nephew voice", nephew) == "nephew voice"
+    assert headings.runs_backwards("Nephew Voice", "It was the voice of his nephew.") == "nephew voice"
+    assert headings.runs_backwards("Nephew Voice", "It was the voice of the nephew.") == ""
     assert headings.runs_backwards(
         "Bootstrapped Businesses",
         "Businesses grew in every town and city and village, and were bootstrapped."

@@ -352,8 +352,9 @@ def runs_backwards(heading: str, text: str) -> str:
     says only the other way round, and not as the parts of a compound: not with a
     preposition after the word the heading puts second ("MIT Professors" of "professors
     at MIT", "Artificial Intelligence Books" of "books ... about artificial intelligence"),
-    nor "is" ("Locally Needed Manufacturing" of "... manufacturing is needed"), nor a
-    participle put before its noun (`_participle`: "Bootstrapped Tech Businesses" of
+    but "of" before a possessive ("Scrooge's nephew voice" of "the voice of Scrooge's
+    nephew": `_of_owner`), nor "is" ("Locally Needed Manufacturing" of "... manufacturing
+    is needed"), nor a participle put before its noun (`_participle`: "Bootstrapped Tech Businesses" of
     "tech-powered businesses bootstrapped"). The writer,
     heading a topic again from what it shows, piled up nouns so: "Fox and Red Hen Catch"
     (of "... a way to catch the little Red Hen"), "Ghost of Christmas Present Corner" (of
@@ -361,6 +362,7 @@ def runs_backwards(heading: str, text: str) -> str:
     Movie Bridge", "Google Big Swath of Important Things" (of "... this huge swath of all of
     the big, complicated, important things at Google"). The two words, or ""."""
     head, tokens = _lowered(heading), _lowered(text)
+    raw = [w.lower() for w in _WORD_S.findall(text)]  # (possessives kept)
     for a, b in zip(head, head[1:]):
         if a in support.FUNCTION_WORDS or b in support.FUNCTION_WORDS:
             continue
@@ -369,12 +371,23 @@ def runs_backwards(heading: str, text: str) -> str:
         if not at_a or not at_b or any(j > i for i in at_a for j in at_b):
             continue  # said in this order somewhere (or not said: not this test's)
         if any(j + 1 < len(tokens) and (tokens[j + 1] in support.PREPOSITIONS
-                                        or tokens[j + 1] in _BE) for j in at_b):
+                                        or tokens[j + 1] in _BE)
+               and not _of_owner(raw, j + 1) for j in at_b):
             continue
         if _participle(a) and any(0 < i - j <= _PARTICIPLE_REACH for i in at_a for j in at_b):
             continue  # "Bootstrapped Tech Businesses" of "tech-powered businesses bootstrapped"
         return f"{a} {b}"
     return ""
+
+
+def _of_owner(raw: list[str], at: int) -> bool:
+    """Whether the word at `at` is "of" before a possessive ("the voice of Scrooge's
+    nephew", "of his nephew"): what it joins is no compound ("Scrooge's nephew voice")."""
+    after = raw[at + 1] if at + 1 < len(raw) else ""
+    return raw[at] == "of" and (bool(re.search(r"['’]s$", after)) or after in _OWNERS)
+
+
+_OWNERS = frozenset("his her its their my our your".split())
 
 
 def says_twice(heading: str, text: str) -> str:
