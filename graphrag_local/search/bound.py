@@ -264,8 +264,9 @@ def inside_words(text: str) -> frozenset[str]:
 
 def ends_phrase(word: str, inside: frozenset[str]) -> bool:
     """Whether a heading may end on `word`: not a possessive (said before its noun), a
-    name's title (`_TITLES`) nor one of `inside` (a text's `inside_words`). The title grammar's last word is one, and
-    `headings.ends_inside` reads a heading written otherwise by it."""
+    name's title (`_TITLES`) nor one of `inside` (a text's `inside_words`). The title
+    grammar's last word is one, and `headings.ends_inside` reads a heading written
+    otherwise by it."""
     return (not _POSSESSIVE.search(word) and word.lower() not in inside
             and word.rstrip(".").lower() not in _TITLES)
 

@@ -312,7 +312,7 @@ def cuts_name(heading: str, text: str, names: re.Pattern[str] | None) -> str:
 
 
 def _possessed(name: str) -> str:
-    return re.sub(r"['’]s$", "", name.casefold())
+    return _POSSESSIVE.sub("", name.casefold())
 
 
 def ends_inside(heading: str, text: str) -> bool:
@@ -326,12 +326,13 @@ def ends_inside(heading: str, text: str) -> bool:
 
 
 _WORD_S = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_POSSESSIVE = re.compile(r"['’]s$")  # "Scrooge's" is "Scrooge" and its owner
 _BE = frozenset("is are was were be been being".split())
 
 
 def _lowered(text: str) -> list[str]:
     """A text's words in lower case, a possessive as its noun ("Scrooge's" is "scrooge")."""
-    return [re.sub(r"['’]s$", "", w.lower()) for w in _WORD_S.findall(text)]
+    return [_POSSESSIVE.sub("", w.lower()) for w in _WORD_S.findall(text)]
 
 
 # a participle said after the noun it tells of is put before it in a heading, and is not
@@ -354,8 +355,8 @@ def runs_backwards(heading: str, text: str) -> str:
     at MIT", "Artificial Intelligence Books" of "books ... about artificial intelligence"),
     but "of" before a possessive ("Scrooge's nephew voice" of "the voice of Scrooge's
     nephew": `_of_owner`), nor "is" ("Locally Needed Manufacturing" of "... manufacturing
-    is needed"), nor a participle put before its noun (`_participle`: "Bootstrapped Tech Businesses" of
-    "tech-powered businesses bootstrapped"). The writer,
+    is needed"), nor a participle put before its noun (`_participle`: "Bootstrapped Tech
+    Businesses" of "tech-powered businesses bootstrapped"). The writer,
     heading a topic again from what it shows, piled up nouns so: "Fox and Red Hen Catch"
     (of "... a way to catch the little Red Hen"), "Ghost of Christmas Present Corner" (of
     "There's the corner where the Ghost of Christmas Present sat!"), "John Lasseter and the
@@ -380,14 +381,14 @@ def runs_backwards(heading: str, text: str) -> str:
     return ""
 
 
+_OWNERS = frozenset("his her its their my our your".split())
+
+
 def _of_owner(raw: list[str], at: int) -> bool:
     """Whether the word at `at` is "of" before a possessive ("the voice of Scrooge's
     nephew", "of his nephew"): what it joins is no compound ("Scrooge's nephew voice")."""
     after = raw[at + 1] if at + 1 < len(raw) else ""
-    return raw[at] == "of" and (bool(re.search(r"['’]s$", after)) or after in _OWNERS)
-
-
-_OWNERS = frozenset("his her its their my our your".split())
+    return raw[at] == "of" and (bool(_POSSESSIVE.search(after)) or after in _OWNERS)
 
 
 def says_twice(heading: str, text: str) -> str:

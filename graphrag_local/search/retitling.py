@@ -126,7 +126,6 @@ def title_of(reply: str, text: str, question: str, name_words: frozenset[str],
     return ""
 
 
-
 def _standing(reply: str, text: str, question: str, name_words: frozenset[str],
               others: set[str], only_names: Callable[[str], bool],
               names: re.Pattern[str] | None = None) -> str:
