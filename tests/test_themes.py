@@ -686,3 +686,24 @@ def test_a_question_asking_of_the_whole_collection_is_not_measured_for_focus_or_
                         focus=0.9, whole=True)
     assert sel.focus == 0.0 and sel.selective == 0.0
     assert not {"g0", "g1", "g2"} & {t.group.key for t in sel.themes}  # by weight
+
+
+def test_a_groups_report_evidence_says_each_name_its_heading_says():
+    """Carol's "Tiny Tim, Bob Cratchit and Christmas Day" was written from four sentences
+    of Bob and Tiny Tim, and its topic named no Christmas Day. After its best sentence, a
+    report's evidence takes the best one naming a name its heading says that none taken
+    says yet (`_title_members`), then the rest by rank, as before."""
+    s = index([("d1", ("Ann",), 0, "Ann founded the river trust in the town of Marsh End."),
+               ("d1", ("Ann",), 0, "Ann leads the river trust and speaks for it at the council."),
+               ("d1", ("Ann",), 0, "Ann wrote the river trust's first report on the floods."),
+               ("d1", ("Bo",), 1, "Bo builds boats in the old harbour of Marsh End."),
+               ("d1", ("Ann", "Cy"), 2, "Cy paints murals of the river that Ann asked for.")])
+    names = frozenset({"Ann", "Bo", "Cy"})
+    titled = Group("t", "Ann, Bo and Cy", None, s.rows_naming(names), 1.0, members=names)
+    untitled = Group("t", "t", None, s.rows_naming(names), 1.0, members=names)
+    rows = [s.text(r) for r in report_rows(titled, s, 3, 200)]
+    before = [s.text(r) for r in report_rows(untitled, s, 3, 200)]
+    assert before == ["Cy paints murals of the river that Ann asked for.",  # Bo unsaid
+                      "Ann founded the river trust in the town of Marsh End.",
+                      "Ann leads the river trust and speaks for it at the council."]
+    assert rows == [before[0], "Bo builds boats in the old harbour of Marsh End.", before[1]]

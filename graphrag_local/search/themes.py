@@ -427,19 +427,31 @@ def report_rows(group: Group, sentences: SentenceIndex, count: int, max_words: i
     """A group's own evidence, the same whatever is asked: its `count` sentences most about
     it (central to it, naming its key members, standing alone: `_rank_sentences` at focus
     0), a sentence of a document not yet among them first, no two alike, within
-    `max_words`. A written report of the group is written from these (`written.py`), so
+    `max_words`; after the first, while a name its heading says is said by none of them,
+    the best of those naming it (`_title_members`), as the build's extractive reports cover
+    their members (`stages.findings.pick`). Carol's "Tiny Tim, Bob Cratchit and Christmas
+    Day" was written from four sentences of Bob and Tiny Tim, and its topic named no
+    Christmas Day. A written report of the group is written from these (`written.py`), so
     every question that reaches the group reads the one report, written once."""
     if not len(group.rows):
         return []
     own = Scored(group, 0.0, 0.0, sentences.centroid(group.rows),
                  np.zeros(len(group.rows), dtype=np.float32))
     ranked = _rank_sentences(own, sentences, 0.0)
+    titled = _title_members(group)
     rows: list[int] = []
     texts: list[str] = []
     covered: set[str] = set()
     words = 0
     while len(rows) < count:
-        row = _pick_sentence(ranked, sentences, 0.0, covered, set(rows), texts)
+        said = {n for r in rows for n in sentences.entities[r]}
+        row = None
+        for name in (m for m in titled if rows and m not in said):
+            naming = [(sc, r) for sc, r in ranked if name in sentences.entities[r]]
+            if (row := _pick_sentence(naming, sentences, 0.0, covered, set(rows), texts)) is not None:
+                break
+        if row is None:
+            row = _pick_sentence(ranked, sentences, 0.0, covered, set(rows), texts)
         if row is None or (rows and words + word_count(sentences.text(row)) > max_words):
             break
         rows.append(row)
@@ -447,6 +459,17 @@ def report_rows(group: Group, sentences: SentenceIndex, count: int, max_words: i
         covered.add(sentences.document[row])
         words += word_count(texts[-1])
     return rows
+
+
+def _title_members(group: Group) -> list[str]:
+    """The members a group's heading says, in its order (a community's report title: its
+    most connected names, `stages.findings.title_of`; a thread's hub and member)."""
+    found = []
+    for m in group.members or ():
+        hit = re.search(rf"(?<!\w){re.escape(m)}(?!\w)", group.title)
+        if hit:
+            found.append((hit.start(), m))
+    return [m for _, m in sorted(found)]
 
 
 def as_reports(selection: Selection, sentences: SentenceIndex, count: int,
