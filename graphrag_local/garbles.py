@@ -31,7 +31,9 @@ not the sentence it meant. A line is garbled when it
   "the most promising focus areas"), or an article before a pronoun, a relative or an
   auxiliary (`article_before`: "or the who the hell is Satoshi" of "or who the hell");
 - opens with a transcript's speaker as if speaking to them (`label_as_address`: "Bill
-  Coughran, Feynman was there." of "BILL COUGHRAN: ... Feynman was there");
+  Coughran, Feynman was there." of "BILL COUGHRAN: ... Feynman was there"), or tells of
+  one whom what it cites only speaks to (`addressee_as_subject`: "Fred was very rich, as
+  hinted by Scrooge's niece." of "'He's very rich, Fred,' hinted Scrooge's niece.");
 - turns a cited "where" into "which" (`relative_swapped`: "Sequoia, which he invests in"
   of "Sequoia, where he invests in and advises tech entrepreneurs");
 - has no verb in its main clause (`verbless`: "... old Fezziwig and Mrs. Fezziwig both hands
@@ -563,6 +565,60 @@ def label_as_address(sentence: str, sources: list[str]) -> str:
         return ""
     words = [w.lower() for w in _WORD.findall(name)]
     return name if any(speaks(s, words) for s in sources) else ""
+
+
+# a line's opening name (up to four capitalised words) before a word in lower case
+_OPENING_NAME = re.compile(r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*)(?=\s+[a-z])")
+# the words a line may open with that are not a name ("The Ghost ...", "He ...")
+_NOT_NAMES = frozenset("the a an in on at he she it they this that these those there".split())
+# the one spoken to, in the European languages of the support check: where a cited
+# sentence says one of these, what it says may be of whom it speaks to
+_YOU = frozenset("""you your yours yourself du dich dir dein deine sie ihr ihnen tu te toi ton
+ta tes vous votre vos ti tú usted ustedes vosotros vuestro ты тебя тебе твой вы вас вам
+ваш""".split())
+
+
+def _spoken_to(name: str, source: str) -> bool | None:
+    """Whether every mention of `name` in `source` is one its speech is spoken to (a
+    vocative): after a comma, before "!", "?" or a quote's close ("'He's very rich,
+    Fred,' hinted Scrooge's niece."; "More shame for him, Fred!"), or opening a quote
+    before a comma ("'Fred, come here,' ..."). Not a name of a list ("Bob, Martha, and Tim
+    went ..."). None where it does not name them."""
+    found = list(re.finditer(rf"(?<!\w){re.escape(name)}(?![\w'’])", source))
+    if not found:
+        return None
+    for m in found:
+        before, after = source[:m.start()].rstrip(), source[m.end():]
+        if not ((before.endswith(",") and re.match(r"[,.]?\s*[’'\"”]|[!?]", after))
+                or (before[-1:] in _QUOTE_OPENS and after.startswith(","))):
+            return False
+    return True
+
+
+_QUOTE_OPENS = ("'", "‘", '"', "“")
+
+
+def addressee_as_subject(sentence: str, sources: list[str]) -> str:
+    """The name a sentence opens with, telling of them, where every cited sentence naming
+    them only speaks to them (`_spoken_to`) and says no "you" (`_YOU`), or "": "Fred was
+    very rich, as hinted by Scrooge's niece." of "'He's very rich, Fred,' hinted Scrooge's
+    niece." (Scrooge is rich), written cold in Carol's themes; what is said to someone is
+    not said of them. Where the speech says "you", it may be ("So, Kevin, ... you and Bill
+    were talking about ..." bears out "Kevin and Bill were talking about ..."). Of the 492
+    lines of docs/eval_runs/*.jsonl with what they cite, it finds 2, both labelled false
+    ("Fred is described as being very rich, ..."), and no other line."""
+    opened = _OPENING_NAME.match(sentence)
+    if not opened or CJK.search(sentence):
+        return ""
+    name = opened.group(1)
+    if name.split()[0].lower() in _NOT_NAMES:
+        return ""
+    spoken = [(to, s) for s in sources if (to := _spoken_to(name, s)) is not None]
+    if not spoken or not all(to for to, _ in spoken):
+        return ""
+    if any(w.lower() in _YOU for _, s in spoken for w in _WORD.findall(s)):
+        return ""
+    return name
 
 
 _RELATIVE = re.compile(r"\b(which|that|who|whom)\s+([^\W_]+(?:\s+[^\W_]+){2,})")

@@ -1110,6 +1110,29 @@ def test_a_line_opening_with_its_speaker_as_if_speaking_to_them_is_dropped():
                                         ["Bill Coughran said that Feynman was there."])
 
 
+def test_a_line_telling_of_one_whom_what_it_cites_only_speaks_to_is_dropped():
+    """Carol's themes, written cold, kept "Fred was very rich, as hinted by Scrooge's
+    niece." of "'He's very rich, Fred,' hinted Scrooge's niece.": Scrooge is the rich one;
+    Fred is spoken to. Where what it cites also says "you", what it says may be of him;
+    a name of a list, or one a cited sentence tells of, is not one spoken to."""
+    rich = ["'He's very rich, Fred,' hinted Scrooge's niece."]
+    assert lc.verdict("Fred was very rich, as hinted by Scrooge's niece.", rich) == (
+        False, "tells of 'Fred', whom what it cites only speaks to")
+    assert garbles.addressee_as_subject("Fred is criticized for his wealth.",
+                                        ["I know what it is, Fred!",
+                                         "'More shame for him, Fred!' said Scrooge's niece."])
+    assert garbles.addressee_as_subject("Fred came here.", ["'Fred, come here,' said his wife."])
+    assert not garbles.addressee_as_subject(  # "you": the one spoken to is told of
+        "Kevin and Bill were talking about the old tech.",
+        ["So, Kevin, one of the things that you and Bill were talking about is old tech."])
+    assert not garbles.addressee_as_subject("Martha went to church with Bob.",
+                                            ["Bob, Martha, and Tim went to church."])
+    assert not garbles.addressee_as_subject("Fred laughed at his uncle.",
+                                            ["'Fred, come here,' said his wife.",
+                                             "Fred laughed at his uncle."])
+    assert not garbles.addressee_as_subject("Scrooge's niece hinted that he was rich.", rich)
+
+
 def test_a_line_turning_a_cited_where_into_which_is_dropped():
     """A podcast answer kept "Bill is now a partner at Sequoia, which he invests in and
     advises.": Sequoia is where he invests, in what it cites, not what he invests in."""

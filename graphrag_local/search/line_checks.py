@@ -67,6 +67,8 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.article_before, "puts '{}' together, an article before a word that takes none (garbled)"),
     (garbles.label_as_address,
      "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
+    (garbles.addressee_as_subject,
+     "tells of '{}', whom what it cites only speaks to"),
     (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
     (lambda text, _cited: garbles.asks_flatly(text),
      "asks a question as if it stated something (garbled)"),
