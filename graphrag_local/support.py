@@ -152,8 +152,12 @@ def check(sentence: str, sources: list[str], question: str = "") -> Support:
 
 # a frame word said as what something is ("..., which is a central theme of the story"):
 # a reading of the text, not a statement of it
-_READING = re.compile(r"\b(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+)?(?:main\s+|key\s+|central\s+)?"
-                      r"(focus|theme|themes|topic|topics|concern|concerns|subject)\b", re.IGNORECASE)
+# ... or "key" said as a noun ("which is a key to opening the heavy roll of dark stuff", of
+# Joe opening a bundle, written cold in Carol's themes; no other of the 492 lines of
+# docs/eval_runs/*.jsonl with what they cite)
+_READING = re.compile(r"\b(?:is|are|was|were)\s+(?:(?:the\s+|a\s+|an\s+)?(?:main\s+|key\s+|central\s+)?"
+                      r"(focus|theme|themes|topic|topics|concern|concerns|subject)\b"
+                      r"|(?:the|a)\s+(key)\s+(?:to|for)\b)", re.IGNORECASE)
 
 
 def reading(sentence: str, given: set[str]) -> str:
@@ -164,7 +168,8 @@ def reading(sentence: str, given: set[str]) -> str:
     unsupported; over the stored runs' shown lines, only such readings ("The growing
     healthcare cost is a concern for long periods of time")."""
     m = _READING.search(sentence)
-    return m.group(1).lower() if m and m.group(1).lower() not in given else ""
+    word = (m.group(1) or m.group(2)).lower() if m else ""
+    return word if word and word not in given else ""
 
 
 # the words that give a statement its force: a sentence may not add one

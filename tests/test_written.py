@@ -1236,6 +1236,17 @@ def test_a_line_calling_something_a_theme_or_focus_its_source_does_not_is_droppe
     assert support.check("Mara Quill founded the Aldren Water Trust.", source).ok
     assert support.reading("Flooding is the main concern of Millbrook.",
                            {"flooding", "is", "the", "main", "concern", "of", "millbrook"}) == ""
+    # "key" said as a noun: Carol's themes, written cold, kept "Joe went down on his knees for
+    # convenience, which is a key to opening the heavy roll of dark stuff."
+    joe = ["Joe went down on his knees for the greater convenience of opening it, and, having "
+           "unfastened a great many knots, dragged out a large heavy roll of some dark stuff."]
+    assert support.check("Joe went down on his knees for convenience, which is a key to opening "
+                         "the heavy roll of dark stuff.", joe).reason == \
+        "calls something a key, which what it cites does not"
+    assert support.check("Joe went down on his knees for convenience and dragged out a heavy "
+                         "roll of dark stuff.", joe).ok
+    assert support.check("Education is the key to success, he said.",
+                         ["He said education is the key to success."]).ok
 
 
 def test_a_line_capitalising_a_common_word_of_its_source_is_dropped():
