@@ -1133,6 +1133,20 @@ def test_a_line_telling_of_one_whom_what_it_cites_only_speaks_to_is_dropped():
     assert not garbles.addressee_as_subject("Scrooge's niece hinted that he was rich.", rich)
 
 
+def test_a_line_ending_on_a_verb_of_saying_that_leaves_out_what_was_said_is_dropped():
+    """A podcast answer's "I talk to students now, and they come up and they said." says
+    nothing: what they said follows in what it cites. A clause that ends there in what it
+    cites may end there, and so may "what ... said"."""
+    students = ['I talk to students now, and they come up and they said, "Well, I thought I '
+                'had to choose between art and STEM.']
+    assert lc.verdict("I talk to students now, and they come up and they said.", students) == (
+        False, "ends on 'said' and leaves out what was said")
+    assert not garbles.speech_left_out("Scrooge said.", ["'Humbug!' Scrooge said."])
+    assert not garbles.speech_left_out("Bob smiled at what Scrooge said.",
+                                       ["'Humbug,' Scrooge said, 'I won't.'"])
+    assert not garbles.speech_left_out("They come up to me and talk.", students)
+
+
 def test_a_line_turning_a_cited_where_into_which_is_dropped():
     """A podcast answer kept "Bill is now a partner at Sequoia, which he invests in and
     advises.": Sequoia is where he invests, in what it cites, not what he invests in."""

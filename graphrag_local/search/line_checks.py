@@ -69,6 +69,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
      "opens with '{}', who speaks in what it cites, as if speaking to them (garbled)"),
     (garbles.addressee_as_subject,
      "tells of '{}', whom what it cites only speaks to"),
+    (garbles.speech_left_out, "ends on '{}' and leaves out what was said"),
     (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
     (lambda text, _cited: garbles.asks_flatly(text),
      "asks a question as if it stated something (garbled)"),
