@@ -553,8 +553,10 @@ def article_before(sentence: str, sources: list[str]) -> str:
     return ""
 
 
+# a name at a line's opening: up to four capitalised words
+_OPENING = r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*)"
 # a line's opening name, a comma, and the next word: "Bill Coughran, Feynman was there."
-_ADDRESSED = re.compile(r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*),\s+([\w'’]+)")
+_ADDRESSED = re.compile(_OPENING + r",\s+([\w'’]+)")
 
 
 def label_as_address(sentence: str, sources: list[str]) -> str:
@@ -592,8 +594,8 @@ def speech_left_out(sentence: str, sources: list[str]) -> str:
     return words[-1] if found and all(m.group(1) for m in found) else ""
 
 
-# a line's opening name (up to four capitalised words) before a word in lower case
-_OPENING_NAME = re.compile(r"^\W{0,2}((?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*)(?=\s+[a-z])")
+# a line's opening name before a word in lower case: "Fred was very rich ..."
+_OPENING_NAME = re.compile(_OPENING + r"(?=\s+[a-z])")
 # the words a line may open with that are not a name ("The Ghost ...", "He ...")
 _NOT_NAMES = frozenset("the a an in on at he she it they this that these those there".split())
 # the one spoken to, in the European languages of the support check: where a cited
@@ -601,6 +603,7 @@ _NOT_NAMES = frozenset("the a an in on at he she it they this that these those t
 _YOU = frozenset("""you your yours yourself du dich dir dein deine sie ihr ihnen tu te toi ton
 ta tes vous votre vos ti tú usted ustedes vosotros vuestro ты тебя тебе твой вы вас вам
 ваш""".split())
+_QUOTE_OPENS = ("'", "‘", '"', "“")  # what opens a quote ("'Fred, come here,' ...")
 
 
 def _spoken_to(name: str, source: str) -> bool | None:
@@ -618,9 +621,6 @@ def _spoken_to(name: str, source: str) -> bool | None:
                 or (before[-1:] in _QUOTE_OPENS and after.startswith(","))):
             return False
     return True
-
-
-_QUOTE_OPENS = ("'", "‘", '"', "“")
 
 
 def addressee_as_subject(sentence: str, sources: list[str]) -> str:

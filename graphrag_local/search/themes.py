@@ -445,8 +445,9 @@ def report_rows(group: Group, sentences: SentenceIndex, count: int, max_words: i
     words = 0
     while len(rows) < count:
         said = {n for r in rows for n in sentences.entities[r]}
+        unsaid = [m for m in titled if m not in said] if rows else []  # (the first: the best)
         row = None
-        for name in (m for m in titled if rows and m not in said):
+        for name in unsaid:
             naming = [(sc, r) for sc, r in ranked if name in sentences.entities[r]]
             if (row := _pick_sentence(naming, sentences, 0.0, covered, set(rows), texts)) is not None:
                 break
