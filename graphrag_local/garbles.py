@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from .language.detect import detect_language
 from .language.scripts import CJK
@@ -99,22 +100,30 @@ def loops(text: str) -> bool:
     return looped or any(content.count(w) >= 3 for w in set(content))
 
 
-def doubled_name(sentence: str, within: int = 2) -> str:
+def doubled_name(sentence: str, within: int = 2, sources: Sequence[str] = ()) -> str:
     """A name the sentence says again within `within` words of itself, or "": a garbled
     line, not a claim ("Tobias Renn designed new earth banks for Millbrook at Millbrook",
     the 1.5B kept from a run of its evidence by the copy guard; "А вот в Семеновский,
     отписать в Семеновский"). Of the 103 labelled sentences of
-    docs/eval_runs/writer_support_labels.jsonl, none says a name so."""
+    docs/eval_runs/writer_support_labels.jsonl, none says a name so. Not where a sentence
+    it cites says that name so too: "Bitcoin is a lot more important for Venezuela than
+    Venezuela is for Bitcoin." (the podcast, stop 77: the line saying it was dropped)."""
+    said = {n.lower() for s in sources for n in _doubled(s, within)}
+    return next((n for n in _doubled(sentence, within) if n.lower() not in said), "")
+
+
+def _doubled(sentence: str, within: int) -> list[str]:
     runs = name_runs(sentence)
     ends = [m.end() for m in _WORD.finditer(sentence)]
+    found = []
     for i, (_a0, a1, a) in enumerate(runs):
         for b0, b1, b in runs[i + 1:]:
             owner = sentence[ends[b1 - 1]:ends[b1 - 1] + 1] in ("'", "’")  # "Scrooge's nephew"
             # "I" twice is how people talk ("they said, I thought I had to choose"); it
             # stays a name to the support check, which holds a line's "I" to its source's
             if b0 - a1 <= within and a.lower() == b.lower() and not owner and a != "I":
-                return a
-    return ""
+                found.append(a)
+    return found
 
 
 # the words a phrase cut short ends with: articles, possessives, prepositions, "and"
@@ -968,3 +977,18 @@ def wedged(sentence: str, source: str, at: list[int]) -> str:
             continue  # a mark between them there: the list or clause joined in words
         return f"{words[k - 1]} {word} {words[k + 1]}"
     return ""
+
+
+# a name and a reflexive pronoun as who does something, opening the line or a clause
+_REFLEXIVE_SUBJECT = re.compile(
+    r"(?:^|[,;:]\s+)(?:[A-Z][\w'’.-]*\s+)+and\s+(himself|herself|themselves)\s+[a-z]")
+
+
+def reflexive_subject(sentence: str, _sources: list[str]) -> str:
+    """The reflexive pronoun of a line that makes it one of who does something beside a
+    name ("Peter and himself shook hands."), or "": whom it means, only the sentence it
+    comes from says ("Mrs. Cratchit kissed him, ..., and Peter and himself shook hands.":
+    Bob). Written so, Carol's themes kept a line that says nothing of whom (stop 76). English:
+    the other languages of the check say it otherwise. None of the 492 stored lines."""
+    m = _REFLEXIVE_SUBJECT.search(sentence)
+    return m.group(1) if m else ""

@@ -1147,6 +1147,29 @@ def test_a_line_ending_on_a_verb_of_saying_that_leaves_out_what_was_said_is_drop
     assert not garbles.speech_left_out("They come up to me and talk.", students)
 
 
+def test_a_name_said_twice_as_what_it_cites_says_it_is_not_a_garble():
+    """The podcast's answer on companies dropped "Bitcoin is a lot more important for
+    Venezuela than Venezuela is for Bitcoin." as a name said twice: what it cites says so."""
+    bitcoin = ["Bitcoin is a lot more important for Venezuela than Venezuela is for Bitcoin."]
+    line = "Bitcoin is a lot more important for Venezuela than Venezuela is for Bitcoin."
+    assert garbles.doubled_name(line) == "Venezuela"
+    assert not garbles.doubled_name(line, sources=bitcoin)
+    assert lc.verdict(line, bitcoin) == (True, "")
+    assert garbles.doubled_name("Bitcoin matters to Venezuela at Venezuela.",
+                                sources=["Bitcoin matters to Venezuela."]) == "Venezuela"
+
+
+def test_a_line_of_a_name_and_himself_doing_something_is_dropped():
+    """Carol's themes kept "Peter and himself shook hands." of "Mrs. Cratchit kissed him,
+    ..., and Peter and himself shook hands.": the line says nothing of whom (Bob)."""
+    cited = ["Mrs. Cratchit kissed him, his daughters kissed him, the two young Cratchits "
+             "kissed him, and Peter and himself shook hands."]
+    assert lc.verdict("Peter and himself shook hands.", cited) == (
+        False, "says 'himself' of one who does something, and not who (garbled)")
+    assert not garbles.reflexive_subject("Bob dressed himself and shook hands with Peter.", [])
+    assert not garbles.reflexive_subject("Bob stood between Peter and himself.", [])
+
+
 def test_a_line_turning_a_cited_where_into_which_is_dropped():
     """A podcast answer kept "Bill is now a partner at Sequoia, which he invests in and
     advises.": Sequoia is where he invests, in what it cites, not what he invests in."""

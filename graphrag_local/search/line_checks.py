@@ -70,6 +70,8 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.addressee_as_subject,
      "tells of '{}', whom what it cites only speaks to"),
     (garbles.speech_left_out, "ends on '{}' and leaves out what was said"),
+    (garbles.reflexive_subject,
+     "says '{}' of one who does something, and not who (garbled)"),
     (garbles.relative_swapped, "says '{}' where what it cites says where or when"),
     (lambda text, _cited: garbles.asks_flatly(text),
      "asks a question as if it stated something (garbled)"),
@@ -90,7 +92,7 @@ def verdict(text: str, sources: list[str], bound: bool = True) -> tuple[bool, st
     instead of 49 (`scripts/eval_support.py`)."""
     if garbles.loops(text):
         return False, "repeats itself"
-    if doubled := garbles.doubled_name(text):
+    if doubled := garbles.doubled_name(text, sources=sources):
         return False, f"says '{doubled}' twice (garbled)"
     if bound and cut(text):
         return False, "cut off at the word limit"
