@@ -1170,6 +1170,21 @@ def test_a_line_of_a_name_and_himself_doing_something_is_dropped():
     assert not garbles.reflexive_subject("Bob stood between Peter and himself.", [])
 
 
+def test_a_line_turning_a_cited_function_word_into_the_one_it_is_mistaken_for_is_dropped():
+    """With a repeat penalty the 1.5B kept "... thought out an way to catch ..." and
+    "... frightened almost too death." of what they cite: a word it was kept from, turned
+    into its look-alike. The same word said in another place is no such turn."""
+    fox = ["At last the old Fox thought out a way to catch the little Red Hen."]
+    assert lc.verdict("At last the old Fox thought out an way to catch the little Red Hen.",
+                      fox) == (False, "turns 'a' into 'an' of a phrase it cites (garbled)")
+    jackal = ["But at last a day came when the Lion was nearer still and the little mother "
+              "Jackal was frightened almost to death."]
+    assert garbles.misspelt("The little mother Jackal was frightened almost too death.",
+                            jackal) == "to' into 'too"
+    assert not garbles.misspelt("The old Fox thought out a way to catch the Red Hen.", fox)
+    assert not garbles.misspelt("The Jackal was frightened, and the Lion too.", jackal)
+
+
 def test_a_line_turning_a_cited_where_into_which_is_dropped():
     """A podcast answer kept "Bill is now a partner at Sequoia, which he invests in and
     advises.": Sequoia is where he invests, in what it cites, not what he invests in."""

@@ -52,6 +52,7 @@ GARBLES: tuple[tuple[Callable[[str, list[str]], str | bool], str], ...] = (
     (garbles.gapped, "leaves a word out of what it cites ('{}')"),
     (garbles.beheaded, "leaves '{}' out of what it cites, and says the rest of another thing"),
     (garbles.swapped, "turns '{}' of a phrase it cites (garbled)"),
+    (garbles.misspelt, "turns '{}' of a phrase it cites (garbled)"),
     (garbles.unjoined, "runs '{}' together where what it cites joins them (garbled)"),
     (garbles.dangles, "ends on a verb that needs more"),
     (garbles.stutters, "says '{}' twice in a row (garbled)"),
