@@ -6,6 +6,10 @@ not the sentence it meant. A line is garbled when it
 
 - loops (`loops`), says a name twice in a row (`doubled_name`) or a word twice in a row
   where what it cites does not (`stutters`: "a new king who who hated");
+- turns a function word of a phrase it cites into its look-alike (`misspelt`: "thought out
+  an way to" of "thought out a way to");
+- makes a name and "himself" the ones who do something (`reflexive_subject`: "Peter and
+  himself shook hands.": whom "himself" means, only what it cites says);
 - stops inside a phrase of what it cites (`cut_short`: "... investors in." of "investors
   in Silicon Valley"), on a verb that needs more (`dangles`: "Marley's face was."), or on
   the words opening a clause it leaves out (`stops_at_opening`: "... and in hindsight."
