@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .language.detect import detect_language
 from .language.scripts import CJK
@@ -918,21 +918,30 @@ def swapped(sentence: str, sources: list[str]) -> str:
     if CJK.search(sentence):
         return ""
     words = [w.lower() for w in _WORD.findall(sentence)]
-    n = SWAP_CONTEXT
     for source in sources:
-        said = [w.lower() for w in _WORD.findall(source)]
-        around: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
-        for j in range(n, len(said) - n):  # each word of the source by the words around it
-            key = (tuple(said[j - n:j]), tuple(said[j + 1:j + 1 + n]))
-            around.setdefault(key, []).append(said[j])
-        for i in range(n, len(words) - n):
-            word = words[i]
-            if word not in FUNCTION_WORDS or word in _PARTICLES:
-                continue
-            for was in around.get((tuple(words[i - n:i]), tuple(words[i + 1:i + 1 + n])), ()):
-                if was != word and was not in FUNCTION_WORDS and len(was) >= 3 and was.isalpha():
-                    return f"{was}' into '{word}"
+        for was, word in _turned(words, [w.lower() for w in _WORD.findall(source)],
+                                 SWAP_CONTEXT):
+            if (word in FUNCTION_WORDS and word not in _PARTICLES and was not in FUNCTION_WORDS
+                    and len(was) >= 3 and was.isalpha()):
+                return f"{was}' into '{word}"
     return ""
+
+
+def _turned(words: list[str], said: list[str], n: int,
+            to_end: bool = False) -> Iterator[tuple[str, str]]:
+    """(the source's word, the line's word) wherever the line (`words`) says another word
+    than the source (`said`) between the same `n` words before and after it (where
+    `to_end`, the sentence's end counts as words after it): the turns `swapped` and
+    `misspelt` judge, in the line's order."""
+    end = [""] * n if to_end else []
+    said, words = said + end, words + end
+    around: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for j in range(n, len(said) - n):  # each word of the source by the words around it
+        around.setdefault((tuple(said[j - n:j]), tuple(said[j + 1:j + 1 + n])), []).append(said[j])
+    for i in range(n, len(words) - n):
+        for was in around.get((tuple(words[i - n:i]), tuple(words[i + 1:i + 1 + n])), ()):
+            if was != words[i]:
+                yield was, words[i]
 
 
 # function words the writer, kept off one by the copy guard or a penalty, turns into the
@@ -953,16 +962,10 @@ def misspelt(sentence: str, sources: list[str]) -> str:
         return ""
     words = [w.lower() for w in _SAID_WORD.findall(sentence)]
     for source in sources:
-        said = [w.lower() for w in _SAID_WORD.findall(source)]
-        around: dict[tuple[str, str | None], set[str]] = {}
-        for j in range(1, len(said)):
-            around.setdefault((said[j - 1], said[j + 1] if j + 1 < len(said) else None),
-                              set()).add(said[j])
-        for i in range(1, len(words)):
-            key = (words[i - 1], words[i + 1] if i + 1 < len(words) else None)
-            for was in sorted(around.get(key, ())):
-                if frozenset((was, words[i])) in _CONFUSED:
-                    return f"{was}' into '{words[i]}"
+        for was, word in _turned(words, [w.lower() for w in _SAID_WORD.findall(source)], 1,
+                                 to_end=True):
+            if frozenset((was, word)) in _CONFUSED:
+                return f"{was}' into '{word}"
     return ""
 
 
